@@ -1,0 +1,48 @@
+/* Every size and count limit of the project, in one place, so that a reader can see what any
+ * input may cost and a reviewer can check each bound once. A limit that is hit is an error that
+ * names the limit, never a silent cut. Grouped by the input they bound; untrusted inputs have
+ * tighter limits before authentication than after (valkey's rule). */
+#ifndef COMMON_LIMITS_H
+#define COMMON_LIMITS_H
+
+#define KIB ((size_t)1024)
+#define MIB (1024 * KIB)
+
+/* ---- logging ---- */
+#define LOG_LINE_MAX (8 * KIB) /* a longer message is cut and marked "..." */
+
+/* ---- numbers ---- */
+#define NUM_TEXT_MAX 64 /* a number's text; longer is refused before parsing */
+
+/* ---- HTTP intake (relay) ---- */
+#define WEBHOOK_BODY_MAX             (25 * MIB) /* GitHub never sends more */
+#define WEBHOOK_PREAUTH_HEADER_MAX   256        /* X-GitHub-Event / X-GitHub-Delivery before HMAC */
+#define WEBHOOK_SIGNATURE_HEADER_MAX 80 /* "sha256=" + 64 hex, with room for junk to be named */
+#define CRCR_CLIENT_PAYLOAD_MAX                                                                    \
+	(64 * KIB) /* GitHub's cap on repository_dispatch client_payload                           \
+		    */
+#define JSON_DEPTH_MAX 64
+
+/* ---- dashboard output ---- */
+#define HUD_BODY_MAX           (2 * MIB)
+#define HUD_FAILED_TESTS_MAX   1000
+#define HUD_FAILED_MESSAGE_MAX (1 * KIB)
+#define HUD_FAILED_TRACE_MAX   (4 * KIB)
+
+/* ---- YAML (test specs, hardware description, configuration) ---- */
+#define YAML_DOC_MAX    (8 * MIB)
+#define YAML_DEPTH_MAX  64
+#define YAML_SCALAR_MAX (64 * KIB)
+#define YAML_ALIAS_MAX  1024 /* alias expansions per document: no billion laughs */
+#define YAML_NODES_MAX  1000000
+
+/* ---- changes (selector stage 1) ---- */
+#define DIFF_BYTES_MAX  (256 * MIB)
+#define DIFF_FILES_MAX  100000
+#define DIFF_HUNKS_MAX  1000000
+#define PYTHON_FILE_MAX (16 * MIB)
+
+/* ---- paths ---- */
+#define PATH_TEXT_MAX 4096
+
+#endif

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The test command of the README: installs what is missing, builds into build/, runs every
+# test (unit suites, CLI checks, fuzz-corpus replays, the smoke benchmark), and ends with one
+# line "N passed, M failed". Idempotent: a second run only rebuilds what changed.
+# Extra arguments go to `meson test` (for example `--suite unit`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_packages
+dir=${BUILD_DIR:-build}
+configure_and_build "$dir" ${MESON_SETUP_ARGS:-}
+rc=0
+meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)" "$@" || rc=$?
+summarize "$dir"
+exit "$rc"
