@@ -1,0 +1,80 @@
+/* The op table (generated from spyre-emu/ops.def, the one data file), host tensors, and the
+ * float64 host reference every device result is checked against. */
+#ifndef SPYRE_EMU_OPS_H
+#define SPYRE_EMU_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spyre-emu/dtype.h"
+#include "spyre-emu/layout.h"
+
+#define SPYRE_OP_INPUTS_MAX 4
+
+enum spyre_op_class {
+	SPYRE_OPC_POINTWISE, /* elementwise with broadcasting */
+	SPYRE_OPC_REDUCTION, /* along one dimension */
+	SPYRE_OPC_NORM,      /* row-wise along the last dimension: softmax, norms */
+	SPYRE_OPC_MATMUL,    /* mm, bmm, matmul, linear, addmm */
+	SPYRE_OPC_LAYOUT,    /* transpose, permute, contiguous */
+	SPYRE_OPC_GATHER,    /* embedding */
+	SPYRE_OPC_FUSED,     /* swiglu_mlp, scaled_dot_product_attention */
+};
+
+/* Parameters of an op call, beyond its tensors; each op reads the ones it needs. */
+struct spyre_op_params {
+	double scalar;        /* pow exponent; clamp min; ... */
+	double scalar2;       /* clamp max */
+	int has_min, has_max; /* clamp */
+	int dim;              /* reductions, softmax: may be negative (from the end) */
+	int keepdim;
+	int perm[SPYRE_DIMS_MAX]; /* permute; transpose uses dim0 = perm[0], dim1 = perm[1] */
+	int approximate_tanh;     /* gelu */
+	int causal;               /* attention */
+	double eps;               /* norms: default 1e-5 (layer_norm), 1e-6 (rms_norm) */
+};
+
+struct spyre_op_info {
+	const char *name;
+	enum spyre_op_class cls;
+	int nin;             /* tensor inputs */
+	const char *inputs;  /* "x, w1, w3, w2": names in input order */
+	const char *dtypes;  /* supported host dtypes: "float16,float32,int64" */
+	const char *samples; /* default sample shapes: "67x256,67x256;63x129,63x129;..." */
+	const char *doc;     /* one line */
+};
+
+extern const struct spyre_op_info spyre_ops[];
+extern const size_t spyre_ops_count;
+const struct spyre_op_info *spyre_op_find(const char *name);
+int spyre_op_supports(const struct spyre_op_info *op, enum spyre_dtype t);
+
+/* A dense, contiguous host tensor. */
+struct spyre_tensor {
+	enum spyre_dtype dtype;
+	int ndim;
+	int64_t shape[SPYRE_DIMS_MAX];
+	void *data; /* owned */
+};
+
+int spyre_tensor_alloc(struct spyre_tensor *t, enum spyre_dtype dtype, const int64_t *shape,
+		       int ndim);
+void spyre_tensor_finish(struct spyre_tensor *t);
+uint64_t spyre_tensor_numel(const struct spyre_tensor *t);
+/* Element i as a double (any dtype), and the store back (rounded to the dtype). */
+double spyre_tensor_get(const struct spyre_tensor *t, uint64_t i);
+void spyre_tensor_set(struct spyre_tensor *t, uint64_t i, double v);
+/* Deterministic inputs for an op (scaled as torch-spyre's tests scale them, indices in range
+ * for embedding), from `seed`. */
+int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in, int nin,
+			 const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
+			 enum spyre_dtype dtype, uint64_t seed);
+/* The output shape of op on these inputs; ERR_INVAL naming the mismatch. */
+int spyre_op_output_shape(const struct spyre_op_info *op, const struct spyre_tensor *in, int nin,
+			  const struct spyre_op_params *p, int64_t *shape, int *ndim);
+/* The float64 host reference, computed from the input values as stored: *out is a malloc()ed
+ * row-major array of the output's *n elements (caller frees). */
+int spyre_op_reference(const struct spyre_op_info *op, const struct spyre_tensor *in, int nin,
+		       const struct spyre_op_params *p, double **out, uint64_t *n);
+
+#endif
