@@ -3,7 +3,9 @@
 #include <stddef.h>
 
 #include "cli.h"
+#include "commands.h"
 
 const struct cli_command cli_commands[] = {
+	{ "emu", cmd_emu_main, cmd_emu_summary, cmd_emu_help },
 	{ NULL, NULL, NULL, NULL },
 };

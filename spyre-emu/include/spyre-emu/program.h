@@ -50,6 +50,7 @@ struct spyre_matmul {
 	enum spyre_dtype in_dtype;             /* DL16 or FLOAT32 (A and B) */
 	enum spyre_dtype out_dtype;            /* FLOAT32 accumulators */
 	uint8_t accumulate;                    /* 1: C += A @ B; 0: C = A @ B */
+	uint8_t b_trans; /* 1: B is stored [n, k] (b_stride between its n rows): C = A @ B^T */
 };
 
 /* Operand shapes: an input with stride 0 is the same row for every row (row broadcast); an

@@ -1,0 +1,336 @@
+/* `spyre-ci emu`: the emulator from the command line, for kernel developers and spec authors:
+ * `layout` prints a tensor's device layout, `run` runs one op and checks it against the host
+ * reference, `plans` lists the candidate plans with their modeled times, `ops` the op table,
+ * `hw` the hardware description with the label of every value. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "common/err.h"
+#include "common/jsonx.h"
+#include "common/num.h"
+#include "emu_args.h"
+#include "spyre-emu/hw.h"
+#include "spyre-emu/layout.h"
+#include "spyre-emu/ops.h"
+#include "spyre-emu/run.h"
+
+static const struct cli_command *self(void)
+{
+	return cli_find("emu");
+}
+
+static int print_json(json_t *o)
+{
+	char *s = jx_dumps(o);
+	json_decref(o);
+	if (!s)
+		return CLI_FAILED;
+	puts(s);
+	free(s);
+	return CLI_OK;
+}
+
+static json_t *int_array(const int64_t *v, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; a && i < n; i++)
+		jx_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+static void print_dims(const int64_t *v, int n)
+{
+	printf("[");
+	for (int i = 0; i < n; i++)
+		printf("%s%" PRId64, i ? ", " : "", v[i]);
+	printf("]");
+}
+
+static int cmd_layout(struct emu_args *a)
+{
+	if (a->nshapes != 1)
+		return cli_usage_error(self(), "layout takes exactly one --shape");
+	struct spyre_layout l;
+	int rc = a->has_dim_order ? spyre_layout_with_order(&l, a->shapes[0], a->ndims[0], a->dtype,
+							    a->dim_order)
+				  : spyre_layout_default(&l, a->shapes[0], a->ndims[0], a->dtype);
+	if (rc)
+		return cli_usage_error(self(), "%s", err_last());
+	if (a->json) {
+		json_t *o = json_object();
+		jx_set_new(o, "host_size", int_array(l.host_size, l.host_ndim));
+		jx_set_new(o, "device_size", int_array(l.device_size, l.ndim));
+		jx_set_new(o, "stride_map", int_array(l.stride_map, l.ndim));
+		jx_set_str(o, "host_dtype", spyre_dtype_name(l.host_dtype));
+		jx_set_str(o, "device_dtype", spyre_dtype_name(l.device_dtype));
+		jx_set_int(o, "elems_per_stick", l.elems_per_stick);
+		jx_set_int(o, "sticks", (int64_t)spyre_layout_sticks(&l));
+		jx_set_int(o, "bytes", (int64_t)spyre_layout_bytes(&l));
+		return print_json(o);
+	}
+	printf("host_size    ");
+	print_dims(l.host_size, l.host_ndim);
+	printf(" %s\ndevice_size  ", spyre_dtype_name(l.host_dtype));
+	print_dims(l.device_size, l.ndim);
+	printf(" %s\nstride_map   ", spyre_dtype_name(l.device_dtype));
+	print_dims(l.stride_map, l.ndim);
+	printf("\nsticks       %" PRIu64 " of %d elements (%" PRIu64 " bytes on the device)\n",
+	       spyre_layout_sticks(&l), l.elems_per_stick, spyre_layout_bytes(&l));
+	return CLI_OK;
+}
+
+static json_t *util_json(const struct spyre_timing *t)
+{
+	json_t *u = json_object();
+	for (int k = 0; k < SPYRE_UNIT_COUNT; k++)
+		if (k != SPYRE_UNIT_SYNC)
+			jx_set_real(u, spyre_unit_name((enum spyre_unit)k), t->util_avg[k]);
+	jx_set_real(u, "device_memory", t->dev_mem_util);
+	return u;
+}
+
+static int cmd_run(struct emu_args *a)
+{
+	struct spyre_run_opts o;
+	int rc = emu_args_to_opts(a, &o);
+	if (rc)
+		return cli_usage_error(self(), "%s", err_last());
+	struct spyre_run_result r;
+	rc = spyre_run(&o, &r);
+	if (rc) {
+		fprintf(stderr, "spyre-ci emu run: %s\n", err_last());
+		return rc == ERR_INVAL ? CLI_USAGE : CLI_FAILED;
+	}
+	const struct spyre_timing *t = &r.timing;
+	if (a->json) {
+		json_t *j = json_object();
+		jx_set_str(j, "op", a->op);
+		jx_set_str(j, "dtype", spyre_dtype_name(a->dtype));
+		jx_set_int(j, "cores", o.hw->cores);
+		jx_set_bool(j, "passed", r.passed);
+		jx_set_real(j, "max_abs_err", r.max_abs_err);
+		jx_set_real(j, "max_rel_err", r.max_rel_err);
+		jx_set_real(j, "atol", r.atol);
+		jx_set_real(j, "rtol", r.rtol);
+		jx_set_int(j, "mismatches", (int64_t)r.mismatches);
+		jx_set_new(j, "output_shape", int_array(r.out_shape, r.out_ndim));
+		jx_set_str(j, "output_digest", r.digest);
+		jx_set_str(j, "plan", r.plan);
+		jx_set_real(j, "modeled_us", t->us);
+		jx_set_int(j, "modeled_cycles", (int64_t)t->cycles);
+		jx_set_new(j, "utilization", util_json(t));
+		jx_set_int(j, "lx_peak_bytes", (int64_t)t->lx_peak_max);
+		jx_set_int(j, "device_bytes_read", (int64_t)t->dev_bytes_read);
+		jx_set_int(j, "device_bytes_written", (int64_t)t->dev_bytes_written);
+		if (a->trace)
+			jx_set_str(j, "trace", a->trace);
+		rc = print_json(j);
+	} else {
+		printf("%s %s on %d cores, plan %s\n", a->op, spyre_dtype_name(a->dtype),
+		       o.hw->cores, r.plan);
+		printf("numerics  %s: max abs err %.3g, max rel err %.3g (atol %g, rtol %g), "
+		       "%" PRIu64 " mismatches\n",
+		       r.passed ? "PASS" : "FAIL", r.max_abs_err, r.max_rel_err, r.atol, r.rtol,
+		       r.mismatches);
+		printf("output    ");
+		print_dims(r.out_shape, r.out_ndim);
+		printf(" digest %s\n", r.digest);
+		printf("modeled   %.3f us (%" PRIu64 " cycles)\n", t->us, t->cycles);
+		printf("busy      dma %.0f%%  pe %.0f%%  vector %.0f%%  ring %.0f%%  device memory "
+		       "%.0f%%\n",
+		       100 * t->util_avg[SPYRE_UNIT_DMA], 100 * t->util_avg[SPYRE_UNIT_PE],
+		       100 * t->util_avg[SPYRE_UNIT_VEC], 100 * t->util_avg[SPYRE_UNIT_RING],
+		       100 * t->dev_mem_util);
+		printf("LX peak   %" PRIu64 " bytes on one core\n", t->lx_peak_max);
+		if (a->trace)
+			printf("trace     %s (open in https://ui.perfetto.dev)\n", a->trace);
+		rc = CLI_OK;
+	}
+	int passed = r.passed;
+	spyre_run_result_finish(&r);
+	return rc != CLI_OK ? rc : passed ? CLI_OK : CLI_FAILED;
+}
+
+static int cmd_plans(struct emu_args *a)
+{
+	struct spyre_run_opts o;
+	int rc = emu_args_to_opts(a, &o);
+	if (rc)
+		return cli_usage_error(self(), "%s", err_last());
+	struct spyre_plan_info *p = NULL;
+	size_t n = 0;
+	rc = spyre_run_plans(&o, &p, &n);
+	if (rc) {
+		fprintf(stderr, "spyre-ci emu plans: %s\n", err_last());
+		return rc == ERR_INVAL ? CLI_USAGE : CLI_FAILED;
+	}
+	if (a->json) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *e = json_object();
+			jx_set_str(e, "name", p[i].name);
+			jx_set_bool(e, "valid", p[i].valid);
+			if (!p[i].valid)
+				jx_set_str(e, "why", p[i].why);
+			jx_set_real(e, "modeled_us", p[i].modeled_us);
+			jx_set_int(e, "cycles", (int64_t)p[i].cycles);
+			jx_set_real(e, "util_pe", p[i].util_pe);
+			jx_set_real(e, "util_vec", p[i].util_vec);
+			jx_set_real(e, "util_dma", p[i].util_dma);
+			jx_set_real(e, "util_ring", p[i].util_ring);
+			jx_set_int(e, "lx_peak_bytes", (int64_t)p[i].lx_peak_bytes);
+			jx_set_int(e, "device_bytes", (int64_t)p[i].dev_bytes);
+			jx_set_int(e, "ring_bytes", (int64_t)p[i].ring_bytes);
+			jx_append_new(arr, e);
+		}
+		json_t *o2 = json_object();
+		jx_set_str(o2, "op", a->op);
+		jx_set_int(o2, "cores", o.hw->cores);
+		jx_set_new(o2, "plans", arr);
+		free(p);
+		return print_json(o2);
+	}
+	printf("%-34s %12s %6s %6s %6s %10s\n", "plan", "modeled_us", "pe%", "vec%", "dma%",
+	       "lx_peak");
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].valid) {
+			printf("%-34s refused: %s\n", p[i].name, p[i].why);
+			continue;
+		}
+		printf("%-34s %12.3f %6.1f %6.1f %6.1f %10" PRIu64 "%s\n", p[i].name,
+		       p[i].modeled_us, 100 * p[i].util_pe, 100 * p[i].util_vec,
+		       100 * p[i].util_dma, p[i].lx_peak_bytes, i == 0 ? "  (default)" : "");
+	}
+	free(p);
+	return CLI_OK;
+}
+
+static int cmd_ops(struct emu_args *a)
+{
+	if (a->json) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < spyre_ops_count; i++) {
+			const struct spyre_op_info *op = &spyre_ops[i];
+			json_t *e = json_object();
+			jx_set_str(e, "name", op->name);
+			jx_set_str(e, "inputs", op->inputs);
+			jx_set_str(e, "dtypes", op->dtypes);
+			jx_set_str(e, "samples", op->samples);
+			jx_set_str(e, "doc", op->doc);
+			jx_append_new(arr, e);
+		}
+		json_t *o = json_object();
+		jx_set_new(o, "ops", arr);
+		return print_json(o);
+	}
+	for (size_t i = 0; i < spyre_ops_count; i++) {
+		const struct spyre_op_info *op = &spyre_ops[i];
+		printf("%-30s (%s)  %s\n    dtypes %s; samples %s\n", op->name, op->inputs, op->doc,
+		       op->dtypes, op->samples);
+	}
+	return CLI_OK;
+}
+
+static int cmd_hw(struct emu_args *a)
+{
+	struct spyre_hw hw;
+	int rc = a->hw_path ? spyre_hw_load_file(&hw, a->hw_path) : spyre_hw_load_default(&hw);
+	if (rc)
+		return cli_usage_error(self(), "%s", err_last());
+	json_t *o = a->json ? json_object() : NULL;
+	if (!a->json)
+		printf("%s\n", hw.name);
+	for (size_t i = 0; i < hw.nparams; i++) {
+		const struct spyre_hw_param *p = &hw.params[i];
+		const char *label = p->label == SPYRE_HW_FACT ? "fact" : "estimate";
+		if (o) {
+			json_t *e = json_object();
+			jx_set_str(e, "label", label);
+			jx_set_str(e, "source", p->source);
+			jx_set_new(o, p->key, e);
+		} else {
+			printf("  %-24s %-8s %s\n", p->key, label, p->source);
+		}
+	}
+	return o ? print_json(o) : CLI_OK;
+}
+
+int cmd_emu_main(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage_error(self(), "expected an action: layout, run, plans, ops or hw");
+	struct emu_args a;
+	int rc = emu_args_parse(&a, argc - 1, argv + 1);
+	if (rc)
+		return cli_usage_error(self(), "%s", err_last());
+	const char *act = argv[1];
+	if (strcmp(act, "layout") == 0)
+		rc = cmd_layout(&a);
+	else if (strcmp(act, "run") == 0)
+		rc = cmd_run(&a);
+	else if (strcmp(act, "plans") == 0)
+		rc = cmd_plans(&a);
+	else if (strcmp(act, "ops") == 0)
+		rc = cmd_ops(&a);
+	else if (strcmp(act, "hw") == 0)
+		rc = cmd_hw(&a);
+	else
+		rc = cli_usage_error(self(), "unknown action '%s' (layout, run, plans, ops, hw)",
+				     act);
+	emu_args_finish(&a);
+	return rc;
+}
+
+const char cmd_emu_summary[] =
+    "run one op on spyre-emu, the Spyre emulator: numerics, modeled time, plans, layouts";
+
+const char cmd_emu_help[] =
+    "Usage: spyre-ci emu ACTION [OPTIONS]\n"
+    "\n"
+    "Runs things on spyre-emu, a CPU emulator of IBM's Spyre card: exact DLFloat16 numerics,\n"
+    "128-byte sticks, 32 cores with 2 MiB LX scratchpads on a ring, and a timing model.\n"
+    "\n"
+    "Actions:\n"
+    "  layout --shape S --dtype D [--dim-order 1,0,2] [--json]\n"
+    "      the device layout of a host tensor: device_size and stride_map.\n"
+    "  run --op OP --shape S [--shape S ...] --dtype D [--cores N] [--seed N]\n"
+    "      [--plan NAME] [--hw FILE] [--trace FILE] [--json] [op options]\n"
+    "      plans the op, runs it, and checks it against a float64 host reference.\n"
+    "      Exit 0 when the numbers agree within tolerance, 1 when they do not.\n"
+    "  plans --op OP --shape S ... --dtype D [--cores N] [--json]\n"
+    "      every candidate plan with its modeled time; the fastest is the default.\n"
+    "  ops [--json]     the op table: inputs, dtypes and default sample shapes.\n"
+    "  hw [--hw FILE] [--json]\n"
+    "      the hardware description, each value labelled fact or estimate.\n"
+    "\n"
+    "Options:\n"
+    "  --shape AxBxC     one per input, in the op's input order (see `emu ops`)\n"
+    "  --dtype D         float16 (DLFloat16 on the device), float32, int64, int32\n"
+    "  --cores N         1..32 (default: all cores of the description)\n"
+    "  --seed N          input seed (default 0); the same seed gives the same inputs\n"
+    "  --plan NAME       run this plan instead of the fastest (names from `emu plans`)\n"
+    "  --hw FILE         a hardware description instead of the built-in one\n"
+    "  --trace FILE      write the modeled schedule as Chrome trace-event JSON (Perfetto)\n"
+    "  --atol X --rtol X tolerance (default: 0.1/0.1 for float16, 1e-3/1e-3 for float32,\n"
+    "                    0 for integers; the test passes where |out-ref| <= atol+rtol*|ref|)\n"
+    "  --json            machine output: run gives passed, max_abs_err, max_rel_err,\n"
+    "                    modeled_us, plan, utilization, lx_peak_bytes, output_digest\n"
+    "Op options:\n"
+    "  --dim N --keepdim          reductions, softmax, log_softmax\n"
+    "  --exponent X               pow\n"
+    "  --min X --max X            clamp\n"
+    "  --perm 0,2,1               permute (transpose takes --perm D0,D1)\n"
+    "  --approximate tanh|none    gelu\n"
+    "  --causal                   scaled_dot_product_attention\n"
+    "  --eps X                    layer_norm, rms_norm\n"
+    "\n"
+    "Examples:\n"
+    "  spyre-ci emu layout --shape 5x100x150 --dtype float16\n"
+    "  spyre-ci emu run --op softmax --shape 67x2880 --dtype float16 --cores 8\n"
+    "  spyre-ci emu plans --op mm --shape 1024x1024 --shape 1024x1024 --dtype float16\n"
+    "  spyre-ci emu run --op swiglu_mlp --shape 64x256 --shape 256x1024 --shape 256x1024 \\\n"
+    "      --shape 1024x256 --dtype float16 --trace mlp.json\n";

@@ -1,0 +1,9 @@
+/* The subcommands' entry points and help texts, for the table in commands.c. */
+#ifndef RELAY_COMMANDS_H
+#define RELAY_COMMANDS_H
+
+int cmd_emu_main(int argc, char **argv);
+extern const char cmd_emu_summary[];
+extern const char cmd_emu_help[];
+
+#endif

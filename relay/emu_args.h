@@ -1,0 +1,42 @@
+/* Options of `spyre-ci emu`, parsed strictly (every number through common/num.h). */
+#ifndef RELAY_EMU_ARGS_H
+#define RELAY_EMU_ARGS_H
+
+#include <stdint.h>
+
+#include "spyre-emu/hw.h"
+#include "spyre-emu/ops.h"
+#include "spyre-emu/run.h"
+
+struct emu_args {
+	const char *op;
+	int nshapes;
+	int64_t shapes[SPYRE_OP_INPUTS_MAX][SPYRE_DIMS_MAX];
+	int ndims[SPYRE_OP_INPUTS_MAX];
+	enum spyre_dtype dtype;
+	int has_dtype;
+	int dim_order[SPYRE_DIMS_MAX];
+	int has_dim_order;
+	int cores; /* 0: the description's */
+	uint64_t seed;
+	const char *plan;
+	const char *hw_path;
+	const char *trace;
+	int json;
+	double atol, rtol;
+	struct spyre_op_params params;
+	struct spyre_hw hw; /* loaded by emu_args_to_opts */
+};
+
+/* argv[0] is the action. 0 or ERR_INVAL with the problem in err_last(). */
+int emu_args_parse(struct emu_args *a, int argc, char **argv);
+void emu_args_finish(struct emu_args *a);
+/* Loads the hardware description, applies --cores, fills *o (which points into a). */
+int emu_args_to_opts(struct emu_args *a, struct spyre_run_opts *o);
+
+/* "5x100x150" -> dims; ERR_INVAL naming the bad part. */
+int emu_parse_shape(int64_t *dims, int *ndim, const char *text);
+/* "1,0,2" -> ints in [0, max); returns the count or ERR_INVAL. */
+int emu_parse_int_list(int *out, int cap, const char *text, int max);
+
+#endif

@@ -1,0 +1,74 @@
+/* The planner's private interface: how an op with concrete shapes becomes per-core programs.
+ * Tensors live in device memory in torch-spyre's default layout (layout.h); the planner views
+ * every tensor as rows (all host dimensions but the last) of sticks (the last dimension). Each
+ * op class offers one or more candidate plans (plan variants); run.c validates and times each,
+ * and runs the fastest unless one is asked for by name. */
+#ifndef SPYRE_EMU_PLAN_H
+#define SPYRE_EMU_PLAN_H
+
+#include <stdint.h>
+
+#include "spyre-emu/device.h"
+#include "spyre-emu/layout.h"
+#include "spyre-emu/ops.h"
+#include "spyre-emu/program.h"
+
+/* A tensor on the device, seen as rows x cols. */
+struct plan_tensor {
+	struct spyre_layout l;
+	uint64_t addr;
+	int ndim;                          /* host dims (0-d counts as 1-d of size 1) */
+	int64_t shape[SPYRE_DIMS_MAX];     /* host shape */
+	int64_t rows, cols;                /* product of all but the last dim; the last dim */
+	int64_t sticks;                    /* sticks per row */
+	int eps;                           /* elements per stick */
+	uint32_t esize;                    /* device element bytes */
+	enum spyre_dtype ddt;              /* device dtype */
+	int64_t s_step;                    /* stick-index step between sticks of one row */
+	int64_t lead_step[SPYRE_DIMS_MAX]; /* stick-index step of each leading host dim */
+};
+
+struct plan_ctx {
+	const struct spyre_hw *hw;
+	struct spyre_device *dev;
+	const struct spyre_op_info *op;
+	struct spyre_op_params p; /* dim normalised to 0..ndim-1 */
+	struct plan_tensor in[SPYRE_OP_INPUTS_MAX];
+	int nin;
+	struct plan_tensor out;
+	struct spyre_launch *launch;
+	uint64_t scratch; /* device scratch for spilling plans (0 if none) */
+	uint64_t scratch_bytes;
+};
+
+struct plan_variant {
+	char name[64];
+	int (*build)(struct plan_ctx *c, const struct plan_variant *v);
+	int64_t a, b, c;        /* variant parameters (tile sizes, flags) */
+	uint64_t scratch_bytes; /* device scratch it needs */
+};
+
+#define PLAN_VARIANTS_MAX 16
+
+/* Fills in `t`'s row view from its layout. 0 or ERR_INVAL (a layout the planner cannot address). */
+int plan_tensor_init(struct plan_tensor *t, const struct spyre_layout *l, uint64_t addr);
+/* Device byte address of stick `s` of row `r`. */
+uint64_t plan_stick_addr(const struct plan_tensor *t, int64_t r, int64_t s);
+/* Candidate plans of the op in `c`; returns how many, or a negative error. */
+int plan_variants(const struct plan_ctx *c, struct plan_variant *out);
+
+/* ---- building blocks shared by the plan files ---- */
+int plan__dma_row(struct plan_ctx *c, int core, int load, const struct plan_tensor *t, int64_t r,
+		  int64_t s0, int64_t ns, uint32_t lx);
+int plan__vec(struct plan_ctx *c, int core, const char *kernel, const struct spyre_vec *proto);
+int plan__kernel(const char *name);
+/* Splits n items over `cores` as evenly as possible: core k gets [*lo, *hi). */
+void plan__split(int64_t n, int cores, int k, int64_t *lo, int64_t *hi);
+uint32_t plan__align(uint64_t x, uint32_t a);
+
+int plan__variants_pointwise(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_reduction(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_norm(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_matmul(const struct plan_ctx *c, struct plan_variant *out);
+
+#endif

@@ -1,0 +1,267 @@
+/* Plans of the matmul family: mm, bmm, matmul (batch broadcast), linear, addmm. A is sticked
+ * on K, B and C on N (SPYRE.md section 2). Output tiles of tm x tn are divided across cores
+ * (output dimensions first); K is walked in chunks of tk with fp32 accumulation in LX. Per
+ * tile: A's rows are gathered row by row, B arrives as stick columns (one DMA each: K rows of
+ * one stick), one MATMUL per stick column; linear's weight [N, K] is gathered by rows and
+ * multiplied transposed. Bias is added in fp32, then the tile is rounded once to the output
+ * dtype and stored. Tilings are the plan variants; the timing model picks. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "plan.h"
+
+#define STICK 128u
+
+struct mm_shape {
+	int64_t batch, m, k, n;
+	int64_t out_batch_shape[SPYRE_DIMS_MAX];
+	int nbatch;
+	int a_idx, b_idx, bias_idx; /* inputs; bias_idx -1 if none */
+	int b_trans;                /* linear: B is weight[N, K] */
+};
+
+static int mm_shape_of(const struct plan_ctx *c, struct mm_shape *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->bias_idx = -1;
+	const char *n = c->op->name;
+	if (strcmp(n, "linear") == 0) {
+		s->a_idx = 0, s->b_idx = 1, s->bias_idx = 2, s->b_trans = 1;
+	} else if (strcmp(n, "addmm") == 0) {
+		s->a_idx = 1, s->b_idx = 2, s->bias_idx = 0;
+	} else {
+		s->a_idx = 0, s->b_idx = 1;
+	}
+	const struct plan_tensor *a = &c->in[s->a_idx], *b = &c->in[s->b_idx], *o = &c->out;
+	if (a->ndim < 2 && !s->b_trans)
+		return err_set(ERR_INVAL, "%s: 1-d operands are not planned", n);
+	s->k = a->cols;
+	s->n = s->b_trans ? b->shape[0] : b->cols;
+	s->m = o->ndim >= 2 ? o->shape[o->ndim - 2] : 1;
+	s->batch = o->rows / s->m;
+	s->nbatch = o->ndim - 2 > 0 ? o->ndim - 2 : 0;
+	for (int i = 0; i < s->nbatch; i++)
+		s->out_batch_shape[i] = o->shape[i];
+	return 0;
+}
+
+/* Row index of the first row of batch `ob` of operand t (rows per batch `per`), broadcasting
+ * the operand's batch dims against the output's. */
+static int64_t batch_row(const struct plan_tensor *t, const struct mm_shape *s, int64_t ob,
+			 int64_t per)
+{
+	int tb = t->ndim - 2;
+	if (tb <= 0)
+		return 0;
+	int64_t idx[SPYRE_DIMS_MAX];
+	for (int j = s->nbatch - 1; j >= 0; j--) {
+		idx[j] = ob % s->out_batch_shape[j];
+		ob /= s->out_batch_shape[j];
+	}
+	int64_t r = 0;
+	int off = s->nbatch - tb;
+	for (int j = 0; j < tb; j++)
+		r = r * t->shape[j] + (t->shape[j] == 1 ? 0 : idx[j + off]);
+	return r * per;
+}
+
+struct mm_tile {
+	int64_t ob, m0, tm, n0, tn;
+};
+
+struct mm_lx {
+	uint32_t a, b, cacc, o, bias;
+};
+
+static uint64_t mm_lx_need(const struct plan_ctx *c, const struct plan_variant *v, struct mm_lx *L)
+{
+	const struct plan_tensor *a = &c->in[0], *o = &c->out;
+	uint64_t esz = a->esize;
+	uint64_t ab = (uint64_t)v->a * (uint64_t)v->c * esz;
+	uint64_t bb = (uint64_t)v->c * (uint64_t)v->b * esz;
+	uint64_t cb = (uint64_t)v->a * (uint64_t)v->b * 4;
+	uint64_t ob = (uint64_t)v->a * (uint64_t)v->b * o->esize;
+	uint64_t biasb = (uint64_t)v->a * (uint64_t)v->b * 4; /* fp32 bias, a row or a tile */
+	L->a = 0;
+	L->b = (uint32_t)ab;
+	L->cacc = (uint32_t)(ab + bb);
+	L->o = (uint32_t)(ab + bb + cb);
+	L->bias = (uint32_t)(ab + bb + cb + ob);
+	return ab + bb + cb + ob + biasb;
+}
+
+static int mm_bias(struct plan_ctx *c, int core, const struct mm_shape *s, const struct mm_tile *t,
+		   uint32_t base, const struct mm_lx *L)
+{
+	const struct plan_tensor *bias = &c->in[s->bias_idx];
+	int per_row = bias->ndim >= 2; /* addmm's [M, N] bias */
+	int64_t s0 = t->n0 / bias->eps, ns = (t->tn + bias->eps - 1) / bias->eps;
+	int64_t nrows = per_row ? t->tm : 1;
+	uint32_t rowb = (uint32_t)ns * STICK;
+	uint32_t raw = base + L->o; /* staged in the output buffer, before it is written */
+	int rc = 0;
+	for (int64_t j = 0; j < nrows && !rc; j++)
+		rc = plan__dma_row(c, core, 1, bias, per_row ? t->m0 + j : 0, s0, ns,
+				   raw + (uint32_t)j * rowb);
+	struct spyre_vec v = { 0 };
+	v.in[0] = raw;
+	v.in_stride[0] = rowb / bias->esize;
+	v.dtype = bias->ddt;
+	v.out = base + L->bias;
+	v.out_stride = (uint32_t)t->tn;
+	v.out_dtype = SPYRE_DTYPE_FLOAT32;
+	v.rows = (uint32_t)nrows;
+	v.cols = (uint32_t)t->tn;
+	if (!rc)
+		rc = plan__vec(c, core, "copy", &v);
+	struct spyre_vec add = { 0 };
+	add.in[0] = base + L->cacc;
+	add.in_stride[0] = (uint32_t)t->tn;
+	add.in[1] = base + L->bias;
+	add.in_stride[1] = nrows == 1 ? 0 : (uint32_t)t->tn;
+	add.dtype = SPYRE_DTYPE_FLOAT32;
+	add.out = base + L->cacc;
+	add.out_stride = (uint32_t)t->tn;
+	add.out_dtype = SPYRE_DTYPE_FLOAT32;
+	add.rows = (uint32_t)t->tm;
+	add.cols = (uint32_t)t->tn;
+	return rc ? rc : plan__vec(c, core, "add", &add);
+}
+
+static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
+			const struct mm_tile *t, const struct plan_variant *pv, uint32_t base,
+			const struct mm_lx *L)
+{
+	const struct plan_tensor *A = &c->in[s->a_idx], *B = &c->in[s->b_idx], *O = &c->out;
+	int64_t tk = pv->c;
+	int64_t arow0 = batch_row(A, s, t->ob, s->m) + t->m0;
+	int64_t brow0 = s->b_trans ? 0 : batch_row(B, s, t->ob, s->k);
+	int rc = 0;
+	for (int64_t k0 = 0; k0 < s->k && !rc; k0 += tk) {
+		int64_t kc = s->k - k0 < tk ? s->k - k0 : tk;
+		int64_t ks = (kc + A->eps - 1) / A->eps;
+		uint32_t arow = (uint32_t)(ks * STICK);
+		for (int64_t j = 0; j < t->tm && !rc; j++)
+			rc = plan__dma_row(c, core, 1, A, arow0 + j, k0 / A->eps, ks,
+					   base + L->a + (uint32_t)j * arow);
+		struct spyre_insn mm = { .op = SPYRE_OP_MATMUL };
+		struct spyre_matmul *x = &mm.u.mm;
+		x->a = base + L->a;
+		x->a_stride = arow / A->esize;
+		x->in_dtype = A->ddt;
+		x->out_dtype = SPYRE_DTYPE_FLOAT32;
+		x->accumulate = k0 > 0;
+		x->m = (uint32_t)t->tm;
+		x->k = (uint32_t)kc;
+		x->c_stride = (uint32_t)t->tn;
+		if (s->b_trans) {
+			/* weight rows n0.., their K chunk: [tn][ks sticks] */
+			for (int64_t j = 0; j < t->tn && !rc; j++)
+				rc = plan__dma_row(c, core, 1, B, t->n0 + j, k0 / B->eps, ks,
+						   base + L->b + (uint32_t)j * arow);
+			x->b = base + L->b;
+			x->b_stride = arow / B->esize;
+			x->b_trans = 1;
+			x->c = base + L->cacc;
+			x->n = (uint32_t)t->tn;
+			if (!rc)
+				rc = spyre_program_push(c->launch, core, &mm);
+			continue;
+		}
+		for (int64_t j = 0; j * B->eps < t->tn && !rc; j++) {
+			/* stick column (n0 / eps + j): kc rows of one stick */
+			uint32_t bl = base + L->b + (uint32_t)(j * kc) * STICK;
+			struct spyre_insn d = { .op = SPYRE_OP_DMA_LOAD };
+			d.u.dma.dev_addr = plan_stick_addr(B, brow0 + k0, t->n0 / B->eps + j);
+			d.u.dma.lx_addr = bl;
+			d.u.dma.sticks = 1;
+			d.u.dma.rows = (uint32_t)kc;
+			d.u.dma.dev_stride =
+			    (B->ndim >= 2 ? (uint64_t)B->lead_step[B->ndim - 2] : 1) * STICK;
+			d.u.dma.lx_stride = STICK;
+			rc = spyre_program_push(c->launch, core, &d);
+			x->b = bl;
+			x->b_stride = (uint32_t)B->eps;
+			x->c = base + L->cacc + (uint32_t)(j * B->eps) * 4;
+			x->n = (uint32_t)B->eps; /* padding lanes of B are zero */
+			if (!rc)
+				rc = spyre_program_push(c->launch, core, &mm);
+		}
+	}
+	if (!rc && s->bias_idx >= 0)
+		rc = mm_bias(c, core, s, t, base, L);
+	int64_t ons = (t->tn + O->eps - 1) / O->eps;
+	struct spyre_vec v = { 0 };
+	v.in[0] = base + L->cacc;
+	v.in_stride[0] = (uint32_t)t->tn;
+	v.dtype = SPYRE_DTYPE_FLOAT32;
+	v.out = base + L->o;
+	v.out_stride = (uint32_t)(ons * O->eps);
+	v.out_dtype = O->ddt;
+	v.rows = (uint32_t)t->tm;
+	v.cols = (uint32_t)t->tn;
+	if (!rc)
+		rc = plan__vec(c, core, "copy", &v);
+	uint32_t orow = (uint32_t)(ons * STICK);
+	for (int64_t j = 0; j < t->tm && !rc; j++)
+		rc = plan__dma_row(c, core, 0, O, t->ob * s->m + t->m0 + j, t->n0 / O->eps, ons,
+				   base + L->o + (uint32_t)j * orow);
+	return rc;
+}
+
+static int build_mm(struct plan_ctx *c, const struct plan_variant *pv)
+{
+	struct mm_shape s;
+	int rc = mm_shape_of(c, &s);
+	if (rc)
+		return rc;
+	struct mm_lx L;
+	uint64_t need = mm_lx_need(c, pv, &L);
+	if (2 * need > c->hw->lx_bytes)
+		return err_set(ERR_LIMIT, "tile %lldx%lldx%lld needs %llu LX bytes twice",
+			       (long long)pv->a, (long long)pv->b, (long long)pv->c,
+			       (unsigned long long)need);
+	int64_t mt = (s.m + pv->a - 1) / pv->a, nt = (s.n + pv->b - 1) / pv->b;
+	int64_t ntiles = s.batch * mt * nt;
+	int cores = c->launch->ncores;
+	for (int k = 0; k < cores && !rc; k++) {
+		int64_t lo, hi;
+		plan__split(ntiles, cores, k, &lo, &hi);
+		for (int64_t i = lo; i < hi && !rc; i++) {
+			struct mm_tile t;
+			t.ob = i / (mt * nt);
+			t.m0 = (i / nt) % mt * pv->a;
+			t.n0 = i % nt * pv->b;
+			t.tm = s.m - t.m0 < pv->a ? s.m - t.m0 : pv->a;
+			t.tn = s.n - t.n0 < pv->b ? s.n - t.n0 : pv->b;
+			rc = mm_tile_emit(c, k, &s, &t, pv, (uint32_t)((i % 2) * need), &L);
+		}
+	}
+	return rc;
+}
+
+int plan__variants_matmul(const struct plan_ctx *c, struct plan_variant *out)
+{
+	static const int64_t tiles[][3] = {
+		{ 64, 64, 256 },    { 128, 128, 512 }, { 256, 256, 256 },
+		{ 128, 256, 1024 }, { 256, 512, 512 },
+	};
+	int64_t k = c->in[strcmp(c->op->name, "addmm") == 0 ? 1 : 0].cols;
+	int n = 0;
+	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]); i++) {
+		struct plan_variant *v = &out[n];
+		v->a = tiles[i][0];
+		v->b = tiles[i][1];
+		v->c = tiles[i][2] < k ? tiles[i][2] : (k + 63) / 64 * 64;
+		snprintf(v->name, sizeof(v->name), "tile_m%lld_n%lld_k%lld", (long long)v->a,
+			 (long long)v->b, (long long)v->c);
+		v->build = build_mm;
+		struct mm_lx L;
+		if (2 * mm_lx_need(c, v, &L) <= c->hw->lx_bytes)
+			n++;
+	}
+	if (n == 0)
+		return err_set(ERR_LIMIT, "no matmul tiling fits LX");
+	return n;
+}

@@ -1,0 +1,316 @@
+/* One op end to end on the emulated card (see run.h): inputs, device copies in their layouts,
+ * every candidate plan validated and timed, the chosen one executed, the result compared with
+ * the float64 host reference. */
+#include "spyre-emu/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "plan.h"
+#include "spyre-emu/device.h"
+
+void spyre_run_opts_init(struct spyre_run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->atol = -1;
+	o->rtol = -1;
+	o->params.dim = -1;
+	o->params.perm[1] = 1;
+}
+
+void spyre_run_default_tol(enum spyre_dtype dtype, const char *op, double *atol, double *rtol)
+{
+	(void)op;
+	if (dtype == SPYRE_DTYPE_FLOAT16 || dtype == SPYRE_DTYPE_DL16) {
+		*atol = 0.1; /* SPYRE.md section 4: torch-spyre's fp16 kernel tests */
+		*rtol = 0.1;
+	} else if (dtype == SPYRE_DTYPE_FLOAT32) {
+		*atol = 1e-3; /* the YAML framework's default precision */
+		*rtol = 1e-3;
+	} else {
+		*atol = 0;
+		*rtol = 0;
+	}
+}
+
+static int is_comparison(const char *n)
+{
+	static const char *const cmp[] = { "eq", "ne", "lt", "le", "gt", "ge" };
+	for (size_t i = 0; i < sizeof(cmp) / sizeof(cmp[0]); i++)
+		if (strcmp(n, cmp[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Everything one run owns, released by run_state_finish(). */
+struct run_state {
+	const struct spyre_op_info *op;
+	struct spyre_tensor in[SPYRE_OP_INPUTS_MAX];
+	int nin;
+	struct spyre_tensor out;
+	double *ref;
+	uint64_t nref;
+	struct spyre_device *dev;
+	struct plan_ctx ctx;
+	struct plan_variant variants[PLAN_VARIANTS_MAX];
+	int nvariants;
+};
+
+static void run_state_finish(struct run_state *s)
+{
+	for (int i = 0; i < s->nin; i++)
+		spyre_tensor_finish(&s->in[i]);
+	spyre_tensor_finish(&s->out);
+	free(s->ref);
+	spyre_device_destroy(s->dev);
+}
+
+static int place(struct run_state *s, struct plan_tensor *pt, const struct spyre_tensor *t,
+		 int copy)
+{
+	struct spyre_layout l;
+	int rc = spyre_layout_default(&l, t->shape, t->ndim, t->dtype);
+	if (rc)
+		return rc;
+	uint64_t addr;
+	if ((rc = spyre_device_alloc(s->dev, &addr, spyre_layout_bytes(&l))))
+		return rc;
+	if ((rc = plan_tensor_init(pt, &l, addr)))
+		return rc;
+	if (!copy)
+		return 0;
+	int64_t strides[SPYRE_DIMS_MAX];
+	spyre_layout_contiguous_strides(strides, t->shape, t->ndim);
+	return spyre_copy_to_device(s->dev, NULL, addr, &l, t->data, strides);
+}
+
+static int run_prepare(struct run_state *s, const struct spyre_run_opts *o)
+{
+	memset(s, 0, sizeof(*s));
+	s->op = spyre_op_find(o->op);
+	if (!s->op)
+		return err_set(ERR_INVAL, "unknown op '%s'", o->op);
+	if (o->nin != s->op->nin)
+		return err_set(ERR_INVAL, "%s takes %d inputs (%s), got %d", s->op->name,
+			       s->op->nin, s->op->inputs, o->nin);
+	if (!spyre_op_supports(s->op, o->dtype))
+		return err_set(ERR_INVAL, "%s does not support %s (it supports %s)", s->op->name,
+			       spyre_dtype_name(o->dtype), s->op->dtypes);
+	struct spyre_op_params p = o->params;
+	int nd0 = o->ndims[0] ? o->ndims[0] : 1;
+	if (p.dim < 0)
+		p.dim += nd0;
+	if (p.dim < 0 || p.dim >= nd0)
+		return err_set(ERR_INVAL, "dim %d is out of range for %d dimensions", o->params.dim,
+			       nd0);
+	if (p.eps == 0)
+		p.eps = strcmp(s->op->name, "rms_norm") == 0 ? 1e-6 : 1e-5;
+	int rc = spyre_op_make_inputs(s->op, s->in, o->nin, o->shapes, o->ndims, o->dtype, o->seed);
+	if (rc)
+		return rc;
+	s->nin = o->nin;
+	int64_t shape[SPYRE_DIMS_MAX];
+	int ndim;
+	if ((rc = spyre_op_output_shape(s->op, s->in, s->nin, &p, shape, &ndim)))
+		return rc;
+	enum spyre_dtype odt = is_comparison(s->op->name) ? SPYRE_DTYPE_BOOL : o->dtype;
+	if ((rc = spyre_tensor_alloc(&s->out, odt, shape, ndim)))
+		return rc;
+	if ((rc = spyre_op_reference(s->op, s->in, s->nin, &p, &s->ref, &s->nref)))
+		return rc;
+	if ((rc = spyre_device_create(&s->dev, o->hw)))
+		return rc;
+	struct plan_ctx *c = &s->ctx;
+	c->hw = o->hw;
+	c->dev = s->dev;
+	c->op = s->op;
+	c->p = p;
+	c->nin = s->nin;
+	for (int i = 0; i < s->nin; i++)
+		if ((rc = place(s, &c->in[i], &s->in[i], 1)))
+			return rc;
+	if ((rc = place(s, &c->out, &s->out, 0)))
+		return rc;
+	rc = plan_variants(c, s->variants);
+	if (rc < 0)
+		return rc;
+	s->nvariants = rc;
+	uint64_t scratch = 0;
+	for (int i = 0; i < s->nvariants; i++)
+		if (s->variants[i].scratch_bytes > scratch)
+			scratch = s->variants[i].scratch_bytes;
+	if (scratch && (rc = spyre_device_alloc(s->dev, &c->scratch, scratch)))
+		return rc;
+	c->scratch_bytes = scratch;
+	return 0;
+}
+
+/* Builds, validates and times one variant into `launch` (left built for the caller). */
+static int try_variant(struct run_state *s, const struct plan_variant *v,
+		       struct spyre_launch *launch, struct spyre_plan_info *info,
+		       struct spyre_timing *t, int keep)
+{
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "%s", v->name);
+	spyre_launch_init(launch, s->ctx.hw->cores);
+	snprintf(launch->plan, sizeof(launch->plan), "%s", v->name);
+	s->ctx.launch = launch;
+	int rc = v->build(&s->ctx, v);
+	if (!rc)
+		rc = spyre_launch_validate(launch, s->ctx.hw);
+	if (!rc)
+		rc = spyre_launch_time(launch, s->ctx.hw, t, keep);
+	if (rc) {
+		snprintf(info->why, sizeof(info->why), "%s", err_last());
+		return rc;
+	}
+	info->valid = 1;
+	info->cycles = t->cycles;
+	info->modeled_us = t->us;
+	info->util_pe = t->util_avg[SPYRE_UNIT_PE];
+	info->util_vec = t->util_avg[SPYRE_UNIT_VEC];
+	info->util_dma = t->util_avg[SPYRE_UNIT_DMA];
+	info->util_ring = t->util_avg[SPYRE_UNIT_RING];
+	info->lx_peak_bytes = t->lx_peak_max;
+	info->dev_bytes = t->dev_bytes_read + t->dev_bytes_written;
+	for (int i = 0; i < t->ncores; i++)
+		info->ring_bytes += t->link_bytes[i][0] + t->link_bytes[i][1];
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct spyre_plan_info *x = a, *y = b;
+	if (x->valid != y->valid)
+		return y->valid - x->valid;
+	if (x->cycles != y->cycles)
+		return x->cycles < y->cycles ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int spyre_run_plans(const struct spyre_run_opts *o, struct spyre_plan_info **out, size_t *n)
+{
+	struct run_state s;
+	int rc = run_prepare(&s, o);
+	struct spyre_plan_info *p = NULL;
+	if (!rc && !(p = calloc((size_t)s.nvariants, sizeof(*p))))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	for (int i = 0; !rc && i < s.nvariants; i++) {
+		struct spyre_launch l;
+		struct spyre_timing t;
+		memset(&t, 0, sizeof(t));
+		try_variant(&s, &s.variants[i], &l, &p[i], &t, 0);
+		spyre_timing_finish(&t);
+		spyre_launch_finish(&l);
+	}
+	if (!rc) {
+		qsort(p, (size_t)s.nvariants, sizeof(*p), by_time);
+		*out = p;
+		*n = (size_t)s.nvariants;
+	} else {
+		free(p);
+	}
+	run_state_finish(&s);
+	return rc;
+}
+
+static void fnv_hex(char out[17], const void *data, uint64_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *p = data;
+	for (uint64_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+static void compare(const struct run_state *s, struct spyre_run_result *r)
+{
+	for (uint64_t i = 0; i < s->nref; i++) {
+		double got = spyre_tensor_get(&s->out, i), want = s->ref[i];
+		double abs_err = fabs(got - want);
+		double rel = want != 0 ? abs_err / fabs(want) : abs_err;
+		if (isnan(got) != isnan(want) || (!isnan(got) && abs_err > r->max_abs_err))
+			r->max_abs_err = isnan(got) != isnan(want) ? INFINITY : abs_err;
+		if (rel > r->max_rel_err)
+			r->max_rel_err = rel;
+		if (!(abs_err <= r->atol + r->rtol * fabs(want)) && !(isnan(got) && isnan(want)))
+			r->mismatches++;
+	}
+	r->passed = r->mismatches == 0;
+}
+
+int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	struct run_state s;
+	int rc = run_prepare(&s, o);
+	struct spyre_launch best;
+	int have = 0;
+	uint64_t best_cycles = UINT64_MAX;
+	int found = !o->plan;
+	for (int i = 0; !rc && i < s.nvariants; i++) {
+		const struct plan_variant *v = &s.variants[i];
+		if (o->plan && strcmp(o->plan, v->name) != 0)
+			continue;
+		found = 1;
+		struct spyre_launch l;
+		struct spyre_timing t;
+		struct spyre_plan_info info;
+		memset(&t, 0, sizeof(t));
+		int vrc = try_variant(&s, v, &l, &info, &t, o->trace_path != NULL);
+		if (vrc && o->plan)
+			rc = err_prefix("plan %s", v->name);
+		if (!vrc && t.cycles < best_cycles) {
+			if (have) {
+				spyre_launch_finish(&best);
+				spyre_timing_finish(&r->timing);
+			}
+			best = l;
+			r->timing = t;
+			best_cycles = t.cycles;
+			have = 1;
+			continue;
+		}
+		spyre_timing_finish(&t);
+		spyre_launch_finish(&l);
+	}
+	if (!rc && !found)
+		rc = err_set(ERR_INVAL, "no plan named '%s' (see `spyre-ci emu plans`)", o->plan);
+	if (!rc && !have)
+		rc = err_set(ERR_INVAL, "no valid plan for %s on these shapes", s.op->name);
+	if (!rc) {
+		snprintf(r->plan, sizeof(r->plan), "%s", best.plan);
+		rc = spyre_launch_execute(&best, s.dev);
+	}
+	if (!rc) {
+		int64_t strides[SPYRE_DIMS_MAX];
+		spyre_layout_contiguous_strides(strides, s.out.shape, s.out.ndim);
+		rc = spyre_copy_to_host(s.dev, NULL, s.out.data, strides, s.ctx.out.addr,
+					&s.ctx.out.l);
+	}
+	if (!rc && o->trace_path)
+		rc = spyre_timing_write_trace(&r->timing, &best, o->trace_path);
+	if (!rc) {
+		r->atol = o->atol;
+		r->rtol = o->rtol;
+		if (o->atol < 0 || o->rtol < 0)
+			spyre_run_default_tol(o->dtype, o->op, &r->atol, &r->rtol);
+		compare(&s, r);
+		r->out_ndim = s.out.ndim;
+		memcpy(r->out_shape, s.out.shape, sizeof(r->out_shape));
+		fnv_hex(r->digest, s.out.data,
+			spyre_tensor_numel(&s.out) * spyre_dtype_size(s.out.dtype));
+	}
+	if (have)
+		spyre_launch_finish(&best);
+	run_state_finish(&s);
+	return rc;
+}
+
+void spyre_run_result_finish(struct spyre_run_result *res)
+{
+	spyre_timing_finish(&res->timing);
+}
