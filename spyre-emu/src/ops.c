@@ -66,7 +66,7 @@ int spyre_tensor_alloc(struct spyre_tensor *t, enum spyre_dtype dtype, const int
 		return err_set(ERR_INVAL, "tensor: unknown dtype %d", (int)dtype);
 	uint64_t n = 1;
 	for (int i = 0; i < ndim; i++) {
-		if (shape[i] < 0 || shape[i] > SPYRE_TENSOR_ELEMS_MAX)
+		if (shape[i] < 0 || (uint64_t)shape[i] > SPYRE_TENSOR_ELEMS_MAX)
 			return err_set(ERR_INVAL, "tensor: size %lld of dim %d out of range",
 				       (long long)shape[i], i);
 		n *= (uint64_t)shape[i];
