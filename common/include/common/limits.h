@@ -42,6 +42,9 @@
 #define DIFF_HUNKS_MAX  1000000
 #define PYTHON_FILE_MAX (16 * MIB)
 
+/* ---- emulator programs (spyre-emu) ---- */
+#define SPYRE_PROGRAM_INSNS_MAX 1000000 /* instructions in one core's program */
+
 /* ---- paths ---- */
 #define PATH_TEXT_MAX 4096
 

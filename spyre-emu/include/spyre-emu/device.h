@@ -15,6 +15,11 @@
 
 #define SPYRE_DEV_BASE ((uint64_t)1 << 32) /* 0 is never a valid device address */
 
+/* Limits of one device (each hit is ERR_LIMIT naming it). */
+#define SPYRE_DEV_ALLOCS_MAX   ((size_t)1 << 20) /* live allocations */
+#define SPYRE_DEV_STREAMS_MAX  256               /* live streams */
+#define SPYRE_STREAM_TASKS_MAX ((size_t)1 << 20) /* queued tasks per stream */
+
 struct spyre_device;
 struct spyre_stream;
 struct spyre_event;

@@ -1,0 +1,273 @@
+/* The op table (generated from spyre-emu/ops.def), host tensors, deterministic inputs and
+ * output shapes. The float64 reference of every op is in reference.c. */
+#include "spyre-emu/ops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "ops_impl.h"
+#include "spyre-emu/dl16.h"
+
+#define KERNEL(name, nin, shape, passes, transcendental)
+
+const struct spyre_op_info spyre_ops[] = {
+#define OP(name, cls, nin, inputs, dtypes, samples, init, doc)                                    \
+	{ #name, SPYRE_OPC_##cls, nin, inputs, dtypes, samples, doc },
+#include "../ops.def"
+#undef OP
+};
+
+/* How spyre_op_make_inputs fills each input, parallel to spyre_ops[]. */
+static const char *const op_inits[] = {
+#define OP(name, cls, nin, inputs, dtypes, samples, init, doc) init,
+#include "../ops.def"
+#undef OP
+};
+#undef KERNEL
+
+const size_t spyre_ops_count = sizeof(spyre_ops) / sizeof(spyre_ops[0]);
+
+const struct spyre_op_info *spyre_op_find(const char *name)
+{
+	for (size_t i = 0; i < spyre_ops_count; i++)
+		if (strcmp(spyre_ops[i].name, name) == 0)
+			return &spyre_ops[i];
+	return NULL;
+}
+
+int spyre_op_supports(const struct spyre_op_info *op, enum spyre_dtype t)
+{
+	const char *name = spyre_dtype_name(t);
+	size_t len = strlen(name);
+	for (const char *p = op->dtypes; *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n == len && strncmp(p, name, n) == 0)
+			return 1;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
+/* ---- host tensors ---- */
+
+int spyre_tensor_alloc(struct spyre_tensor *t, enum spyre_dtype dtype, const int64_t *shape,
+		       int ndim)
+{
+	memset(t, 0, sizeof(*t));
+	if (ndim < 0 || ndim > SPYRE_DIMS_MAX)
+		return err_set(ERR_INVAL, "tensor: %d dimensions (at most %d)", ndim,
+			       SPYRE_DIMS_MAX);
+	if ((unsigned)dtype >= SPYRE_DTYPE_COUNT)
+		return err_set(ERR_INVAL, "tensor: unknown dtype %d", (int)dtype);
+	uint64_t n = 1;
+	for (int i = 0; i < ndim; i++) {
+		if (shape[i] < 0 || (uint64_t)shape[i] > SPYRE_TENSOR_ELEMS_MAX)
+			return err_set(ERR_INVAL, "tensor: size %lld of dim %d out of range",
+				       (long long)shape[i], i);
+		n *= (uint64_t)shape[i];
+		if (n > SPYRE_TENSOR_ELEMS_MAX)
+			return err_set(ERR_LIMIT, "tensor: more than %llu elements",
+				       (unsigned long long)SPYRE_TENSOR_ELEMS_MAX);
+		t->shape[i] = shape[i];
+	}
+	t->dtype = dtype;
+	t->ndim = ndim;
+	t->data = calloc(n ? n : 1, spyre_dtype_size(dtype));
+	if (!t->data)
+		return err_set(ERR_NOMEM, "tensor: %llu elements of %s",
+			       (unsigned long long)n, spyre_dtype_name(dtype));
+	return 0;
+}
+
+void spyre_tensor_finish(struct spyre_tensor *t)
+{
+	if (!t)
+		return;
+	free(t->data);
+	t->data = NULL;
+}
+
+uint64_t spyre_tensor_numel(const struct spyre_tensor *t)
+{
+	uint64_t n = 1;
+	for (int i = 0; i < t->ndim; i++)
+		n *= (uint64_t)t->shape[i];
+	return n;
+}
+
+double spyre_tensor_get(const struct spyre_tensor *t, uint64_t i)
+{
+	const uint8_t *p = (const uint8_t *)t->data + i * spyre_dtype_size(t->dtype);
+	uint16_t h;
+	float f;
+	int32_t i32;
+	int64_t i64;
+	switch (t->dtype) {
+	case SPYRE_DTYPE_FLOAT16:
+		memcpy(&h, p, 2);
+		return spyre_half_to_f32(h);
+	case SPYRE_DTYPE_DL16:
+		memcpy(&h, p, 2);
+		return spyre_dl16_to_f32(h);
+	case SPYRE_DTYPE_FLOAT32:
+		memcpy(&f, p, 4);
+		return f;
+	case SPYRE_DTYPE_INT64:
+		memcpy(&i64, p, 8);
+		return (double)i64;
+	case SPYRE_DTYPE_INT32:
+		memcpy(&i32, p, 4);
+		return i32;
+	case SPYRE_DTYPE_INT8:
+		return (int8_t)p[0];
+	case SPYRE_DTYPE_BOOL:
+		return p[0] != 0;
+	default:
+		return NAN;
+	}
+}
+
+/* double -> integer as a cast: toward zero, saturating, NaN -> 0. */
+static int64_t to_i64(double v)
+{
+	if (isnan(v))
+		return 0;
+	if (v >= 9.2233720368547758e18)
+		return INT64_MAX;
+	if (v <= -9.2233720368547758e18)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
+void spyre_tensor_set(struct spyre_tensor *t, uint64_t i, double v)
+{
+	uint8_t *p = (uint8_t *)t->data + i * spyre_dtype_size(t->dtype);
+	uint16_t h;
+	float f = (float)v;
+	int64_t x = to_i64(v);
+	int32_t i32 = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : (int32_t)x;
+	switch (t->dtype) {
+	case SPYRE_DTYPE_FLOAT16:
+		h = spyre_half_from_f32(f);
+		memcpy(p, &h, 2);
+		break;
+	case SPYRE_DTYPE_DL16:
+		h = spyre_dl16_from_f32(f);
+		memcpy(p, &h, 2);
+		break;
+	case SPYRE_DTYPE_FLOAT32:
+		memcpy(p, &f, 4);
+		break;
+	case SPYRE_DTYPE_INT64:
+		memcpy(p, &x, 8);
+		break;
+	case SPYRE_DTYPE_INT32:
+		memcpy(p, &i32, 4);
+		break;
+	case SPYRE_DTYPE_INT8:
+		p[0] = (uint8_t)(int8_t)(x > 127 ? 127 : x < -128 ? -128 : x);
+		break;
+	case SPYRE_DTYPE_BOOL:
+		p[0] = v != 0.0;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- deterministic inputs ---- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1) with 53 random bits. */
+static double uniform(uint64_t *s)
+{
+	return (double)(splitmix64(s) >> 11) * 0x1.0p-53;
+}
+
+/* Standard normal (Box-Muller, one value per call: simple and deterministic). */
+static double randn(uint64_t *s)
+{
+	double u1 = uniform(s), u2 = uniform(s);
+	if (u1 < 1e-300)
+		u1 = 1e-300;
+	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* The init kind of input i: the i-th comma-separated word of the op's init column. */
+static void init_kind(char *out, size_t cap, const char *inits, int i)
+{
+	const char *p = inits;
+	for (int k = 0; k < i && p; k++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	size_t n = 0;
+	while (p && p[n] && p[n] != ',' && n + 1 < cap) {
+		out[n] = p[n];
+		n++;
+	}
+	out[n] = '\0';
+}
+
+static double draw(const char *kind, int is_int, int64_t index_hi, uint64_t *s)
+{
+	if (strcmp(kind, "bool") == 0)
+		return uniform(s) < 0.5 ? 0.0 : 1.0;
+	if (strcmp(kind, "index") == 0)
+		return (double)(int64_t)(uniform(s) * (double)index_hi);
+	if (strcmp(kind, "pos") == 0)
+		return is_int ? (double)(1 + (int64_t)(uniform(s) * 8)) : 0.1 + 2.0 * uniform(s);
+	return is_int ? (double)((int64_t)(uniform(s) * 17) - 8) : 0.1 * randn(s);
+}
+
+static enum spyre_dtype input_dtype(const char *kind, enum spyre_dtype dtype)
+{
+	if (strcmp(kind, "bool") == 0)
+		return SPYRE_DTYPE_BOOL;
+	if (strcmp(kind, "index") == 0)
+		return SPYRE_DTYPE_INT64;
+	return dtype;
+}
+
+int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in, int nin,
+			 const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
+			 enum spyre_dtype dtype, uint64_t seed)
+{
+	if (nin != op->nin)
+		return err_set(ERR_INVAL, "%s: %d inputs given, it takes %d (%s)", op->name, nin,
+			       op->nin, op->inputs);
+	const char *inits = op_inits[op - spyre_ops];
+	for (int i = 0; i < nin; i++)
+		in[i].data = NULL;
+	for (int i = 0; i < nin; i++) {
+		char kind[16];
+		init_kind(kind, sizeof(kind), inits, i);
+		enum spyre_dtype t = input_dtype(kind, dtype);
+		int rc = spyre_tensor_alloc(&in[i], t, shapes[i], ndims[i]);
+		if (rc) {
+			for (int k = 0; k < i; k++)
+				spyre_tensor_finish(&in[k]);
+			return err_prefix("%s input %d", op->name, i);
+		}
+		int64_t hi = i + 1 < nin && ndims[i + 1] > 0 ? shapes[i + 1][0] : 1;
+		uint64_t s = seed ^ (0xA5A5A5A5ull * (uint64_t)(i + 1));
+		uint64_t n = spyre_tensor_numel(&in[i]);
+		int is_int = !spyre_dtype_is_float(t);
+		for (uint64_t k = 0; k < n; k++)
+			spyre_tensor_set(&in[i], k, draw(kind, is_int, hi, &s));
+	}
+	return 0;
+}
