@@ -86,7 +86,8 @@ static int exec_matmul(struct xrun *x, int c, const struct spyre_matmul *mm)
 	int lda = (int)mm->a_stride, ldb = (int)mm->b_stride;
 	if (mm->in_dtype == SPYRE_DTYPE_DL16) {
 		ta = tile_f32(lx, mm->a, mm->m, mm->k, mm->a_stride);
-		tb = tile_f32(lx, mm->b, mm->k, mm->n, mm->b_stride);
+		tb = mm->b_trans ? tile_f32(lx, mm->b, mm->n, mm->k, mm->b_stride)
+				 : tile_f32(lx, mm->b, mm->k, mm->n, mm->b_stride);
 		if (!ta || !tb) {
 			free(ta);
 			free(tb);
@@ -96,10 +97,11 @@ static int exec_matmul(struct xrun *x, int c, const struct spyre_matmul *mm)
 		a = ta;
 		b = tb;
 		lda = (int)mm->k;
-		ldb = (int)mm->n;
+		ldb = mm->b_trans ? (int)mm->k : (int)mm->n;
 	}
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mm->m, (int)mm->n, (int)mm->k,
-		    1.0f, a, lda, b, ldb, mm->accumulate ? 1.0f : 0.0f, cc, (int)mm->c_stride);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, mm->b_trans ? CblasTrans : CblasNoTrans,
+		    (int)mm->m, (int)mm->n, (int)mm->k, 1.0f, a, lda, b, ldb,
+		    mm->accumulate ? 1.0f : 0.0f, cc, (int)mm->c_stride);
 	free(ta);
 	free(tb);
 	return 0;

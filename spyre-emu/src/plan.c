@@ -115,6 +115,24 @@ int plan__vec(struct plan_ctx *c, int core, const char *kernel, const struct spy
 	return spyre_program_push(c->launch, core, &in);
 }
 
+/* Zeroes `rows` rows of `cols` elements at `dst` (out_stride `stride`, dtype `dt`) with the
+ * scale kernel (x * 0 + 0) reading one written element at `src` (dtype `sdt`). */
+int plan__zero_fill(struct plan_ctx *c, int core, uint32_t src, enum spyre_dtype sdt, uint32_t dst,
+		    uint32_t rows, uint32_t cols, uint32_t stride, enum spyre_dtype dt)
+{
+	struct spyre_vec v = { 0 };
+	v.in[0] = src;
+	v.in_stride[0] = 0;
+	v.bcast_col = 1;
+	v.dtype = sdt;
+	v.out = dst;
+	v.out_stride = stride;
+	v.out_dtype = dt;
+	v.rows = rows;
+	v.cols = cols;
+	return plan__vec(c, core, "scale", &v);
+}
+
 int plan_variants(const struct plan_ctx *c, struct plan_variant *out)
 {
 	switch (c->op->cls) {
@@ -209,7 +227,21 @@ static int pointwise_tile(struct plan_ctx *c, int core, int64_t r0, int64_t tr, 
 	v.out_stride = orow / o->esize;
 	v.out_dtype = o->ddt;
 	v.rows = (uint32_t)tr;
-	v.cols = (uint32_t)(ns_out * o->eps); /* whole sticks: padding lanes are computed too */
+	/* Whole sticks, so the padding lanes are written too; but no wider than what every
+	 * input has. Lanes of the output beyond that are zeroed first (bool outputs). */
+	int64_t cols = ns_out * o->eps;
+	for (int t = 0; t < c->nin; t++)
+		if (!(v.bcast_col & (1u << t)) && c->in[t].cols > 1) {
+			int64_t have = (w + c->in[t].eps - 1) / c->in[t].eps * c->in[t].eps;
+			cols = have < cols ? have : cols;
+		}
+	if (cols < ns_out * o->eps) {
+		rc = plan__zero_fill(c, core, v.in[0], c->in[0].ddt, v.out, (uint32_t)tr,
+				     (uint32_t)(ns_out * o->eps), v.out_stride, o->ddt);
+		if (rc)
+			return rc;
+	}
+	v.cols = (uint32_t)cols;
 	pointwise_scalars(c, &v);
 	if (c->nin == 3) /* where: the condition is bool, the values decide the dtype */
 		v.dtype = c->in[1].ddt;

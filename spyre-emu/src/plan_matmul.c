@@ -68,6 +68,7 @@ static int64_t batch_row(const struct plan_tensor *t, const struct mm_shape *s, 
 
 struct mm_tile {
 	int64_t ob, m0, tm, n0, tn;
+	int64_t tnp; /* tn rounded up to whole sticks: C and the output tile are that wide */
 };
 
 struct mm_lx {
@@ -109,23 +110,23 @@ static int mm_bias(struct plan_ctx *c, int core, const struct mm_shape *s, const
 	v.in_stride[0] = rowb / bias->esize;
 	v.dtype = bias->ddt;
 	v.out = base + L->bias;
-	v.out_stride = (uint32_t)t->tn;
+	v.out_stride = (uint32_t)t->tnp;
 	v.out_dtype = SPYRE_DTYPE_FLOAT32;
 	v.rows = (uint32_t)nrows;
-	v.cols = (uint32_t)t->tn;
+	v.cols = (uint32_t)t->tnp;
 	if (!rc)
 		rc = plan__vec(c, core, "copy", &v);
 	struct spyre_vec add = { 0 };
 	add.in[0] = base + L->cacc;
-	add.in_stride[0] = (uint32_t)t->tn;
+	add.in_stride[0] = (uint32_t)t->tnp;
 	add.in[1] = base + L->bias;
-	add.in_stride[1] = nrows == 1 ? 0 : (uint32_t)t->tn;
+	add.in_stride[1] = nrows == 1 ? 0 : (uint32_t)t->tnp;
 	add.dtype = SPYRE_DTYPE_FLOAT32;
 	add.out = base + L->cacc;
-	add.out_stride = (uint32_t)t->tn;
+	add.out_stride = (uint32_t)t->tnp;
 	add.out_dtype = SPYRE_DTYPE_FLOAT32;
 	add.rows = (uint32_t)t->tm;
-	add.cols = (uint32_t)t->tn;
+	add.cols = (uint32_t)t->tnp;
 	return rc ? rc : plan__vec(c, core, "add", &add);
 }
 
@@ -154,7 +155,7 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 		x->accumulate = k0 > 0;
 		x->m = (uint32_t)t->tm;
 		x->k = (uint32_t)kc;
-		x->c_stride = (uint32_t)t->tn;
+		x->c_stride = (uint32_t)t->tnp;
 		if (s->b_trans) {
 			/* weight rows n0.., their K chunk: [tn][ks sticks] */
 			for (int64_t j = 0; j < t->tn && !rc; j++)
@@ -167,6 +168,12 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 			x->n = (uint32_t)t->tn;
 			if (!rc)
 				rc = spyre_program_push(c->launch, core, &mm);
+			/* the weight has no rows past N: zero C's padding columns once */
+			if (!rc && k0 == 0 && t->tnp > t->tn)
+				rc = plan__zero_fill(c, core, x->a, A->ddt,
+						     x->c + (uint32_t)t->tn * 4, (uint32_t)t->tm,
+						     (uint32_t)(t->tnp - t->tn), (uint32_t)t->tnp,
+						     SPYRE_DTYPE_FLOAT32);
 			continue;
 		}
 		for (int64_t j = 0; j * B->eps < t->tn && !rc; j++) {
@@ -194,13 +201,13 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 	int64_t ons = (t->tn + O->eps - 1) / O->eps;
 	struct spyre_vec v = { 0 };
 	v.in[0] = base + L->cacc;
-	v.in_stride[0] = (uint32_t)t->tn;
+	v.in_stride[0] = (uint32_t)t->tnp;
 	v.dtype = SPYRE_DTYPE_FLOAT32;
 	v.out = base + L->o;
 	v.out_stride = (uint32_t)(ons * O->eps);
 	v.out_dtype = O->ddt;
 	v.rows = (uint32_t)t->tm;
-	v.cols = (uint32_t)t->tn;
+	v.cols = (uint32_t)t->tnp;
 	if (!rc)
 		rc = plan__vec(c, core, "copy", &v);
 	uint32_t orow = (uint32_t)(ons * STICK);
@@ -235,6 +242,7 @@ static int build_mm(struct plan_ctx *c, const struct plan_variant *pv)
 			t.n0 = i % nt * pv->b;
 			t.tm = s.m - t.m0 < pv->a ? s.m - t.m0 : pv->a;
 			t.tn = s.n - t.n0 < pv->b ? s.n - t.n0 : pv->b;
+			t.tnp = (t.tn + c->out.eps - 1) / c->out.eps * c->out.eps;
 			rc = mm_tile_emit(c, k, &s, &t, pv, (uint32_t)((i % 2) * need), &L);
 		}
 	}

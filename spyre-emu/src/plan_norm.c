@@ -66,6 +66,11 @@ static int build_fused(struct plan_ctx *c, const struct plan_variant *pv)
 			v.rows = (uint32_t)tr;
 			v.cols = (uint32_t)x->cols;
 			v.scalar[0] = (float)c->p.eps;
+			if (!rc &&
+			    x->cols % o->eps) /* the kernel writes cols; pad lanes are zero */
+				rc = plan__zero_fill(c, k, buf, x->ddt, out, (uint32_t)tr,
+						     (uint32_t)(o->sticks * o->eps), v.out_stride,
+						     o->ddt);
 			if (!rc)
 				rc = plan__vec(c, k, c->op->name, &v);
 			for (int64_t j = 0; j < tr && !rc; j++)

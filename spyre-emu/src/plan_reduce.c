@@ -12,24 +12,6 @@
 
 #define STICK 128u
 
-/* Zeroes `rows` rows of `cols` elements at `dst` (out_stride `stride`, dtype `dt`) with the
- * scale kernel (x * 0 + 0) reading one written element at `src` (dtype `sdt`). */
-static int zero_fill(struct plan_ctx *c, int core, uint32_t src, enum spyre_dtype sdt, uint32_t dst,
-		     uint32_t rows, uint32_t cols, uint32_t stride, enum spyre_dtype dt)
-{
-	struct spyre_vec v = { 0 };
-	v.in[0] = src;
-	v.in_stride[0] = 0;
-	v.bcast_col = 1;
-	v.dtype = sdt;
-	v.out = dst;
-	v.out_stride = stride;
-	v.out_dtype = dt;
-	v.rows = rows;
-	v.cols = cols;
-	return plan__vec(c, core, "scale", &v);
-}
-
 static int build_reduce_last(struct plan_ctx *c, const struct plan_variant *pv)
 {
 	const struct plan_tensor *in = &c->in[0], *o = &c->out;
@@ -67,10 +49,10 @@ static int build_reduce_last(struct plan_ctx *c, const struct plan_variant *pv)
 			uint32_t ost = packed ? 1 : (uint32_t)o->eps;
 			uint32_t osticks = packed ? (uint32_t)((tr + o->eps - 1) / o->eps) : 1;
 			if (!rc)
-				rc = zero_fill(c, k, buf, in->ddt, out, packed ? 1 : (uint32_t)tr,
-					       packed ? osticks * (uint32_t)o->eps
-						      : (uint32_t)o->eps,
-					       (uint32_t)o->eps * osticks, o->ddt);
+				rc = plan__zero_fill(
+				    c, k, buf, in->ddt, out, packed ? 1 : (uint32_t)tr,
+				    packed ? osticks * (uint32_t)o->eps : (uint32_t)o->eps,
+				    (uint32_t)o->eps * osticks, o->ddt);
 			struct spyre_vec v = { 0 };
 			v.in[0] = buf;
 			v.in_stride[0] = rowb / in->esize;

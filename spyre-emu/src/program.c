@@ -101,7 +101,10 @@ static void access_matmul(const struct spyre_matmul *mm, struct insn_access *a)
 {
 	uint64_t isz = spyre_dtype_size(mm->in_dtype), osz = spyre_dtype_size(mm->out_dtype);
 	a->rd[a->nrd++] = block(mm->a, mm->k * isz, (uint64_t)mm->a_stride * isz, mm->m);
-	a->rd[a->nrd++] = block(mm->b, mm->n * isz, (uint64_t)mm->b_stride * isz, mm->k);
+	if (mm->b_trans) /* B stored [n, k] */
+		a->rd[a->nrd++] = block(mm->b, mm->k * isz, (uint64_t)mm->b_stride * isz, mm->n);
+	else
+		a->rd[a->nrd++] = block(mm->b, mm->n * isz, (uint64_t)mm->b_stride * isz, mm->k);
 	a->wr = block(mm->c, mm->n * osz, (uint64_t)mm->c_stride * osz, mm->m);
 	a->nwr = 1;
 	if (mm->accumulate)

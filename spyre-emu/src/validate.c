@@ -156,7 +156,8 @@ static int check_matmul(struct vcore *v, const struct spyre_matmul *mm)
 	if (mm->out_dtype != SPYRE_DTYPE_FLOAT32)
 		return bad(v, "output dtype %s; the PE array accumulates in float32",
 			   spyre_dtype_name(mm->out_dtype));
-	if (mm->a_stride < mm->k || mm->b_stride < mm->n || mm->c_stride < mm->n)
+	if (mm->a_stride < mm->k || mm->b_stride < (mm->b_trans ? mm->k : mm->n) ||
+	    mm->c_stride < mm->n)
 		return bad(v,
 			   "row strides A %" PRIu32 ", B %" PRIu32 ", C %" PRIu32
 			   " are shorter than their rows (%" PRIu32 ", %" PRIu32 ", %" PRIu32 ")",
