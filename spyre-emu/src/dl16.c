@@ -7,7 +7,14 @@
  * construction. */
 #include "spyre-emu/dl16.h"
 
+#include <float.h>
 #include <string.h>
+
+/* half_from_bits rounds subnormals with one fp32 addition; excess precision (x87) would round
+ * twice. */
+#if FLT_EVAL_METHOD != 0
+#error "dl16.c needs float arithmetic evaluated in float (FLT_EVAL_METHOD 0)"
+#endif
 
 /* DL16 exponent e (bias 31) is fp32 exponent e + 96 (bias 127). In units of the 9-bit DL16
  * fraction, i.e. (fp32 bits >> 14), that offset is 96 << 9. */
