@@ -144,13 +144,32 @@ int plan_variants(const struct plan_ctx *c, struct plan_variant *out)
 		return plan__variants_norm(c, out);
 	case SPYRE_OPC_MATMUL:
 		return plan__variants_matmul(c, out);
+	case SPYRE_OPC_GATHER:
+		return plan__variants_gather(c, out);
+	case SPYRE_OPC_FUSED:
+		return plan__variants_fused(c, out);
 	default:
-		return err_set(ERR_INVAL, "the planner does not lower %s ops yet (op %s)",
-			       c->op->cls == SPYRE_OPC_LAYOUT   ? "layout"
-			       : c->op->cls == SPYRE_OPC_GATHER ? "gather"
-								: "fused",
-			       c->op->name);
+		return plan__variants_layout(c, out);
 	}
+}
+
+int plan__barrier_all(struct plan_ctx *c)
+{
+	struct spyre_insn in = { .op = SPYRE_OP_BARRIER };
+	for (int k = 0; k < c->launch->ncores; k++) {
+		int rc = spyre_program_push(c->launch, k, &in);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int plan__scratch_tensor(struct plan_tensor *t, const int64_t *shape, int ndim,
+			 enum spyre_dtype host_dtype, uint64_t addr)
+{
+	struct spyre_layout l;
+	int rc = spyre_layout_default(&l, shape, ndim, host_dtype);
+	return rc ? rc : plan_tensor_init(t, &l, addr);
 }
 
 /* ---- pointwise ---- */
@@ -265,7 +284,7 @@ static uint64_t pointwise_row_bytes(const struct plan_ctx *c, int64_t w)
 	return b;
 }
 
-static int build_pointwise(struct plan_ctx *c, const struct plan_variant *pv)
+int plan__build_pointwise(struct plan_ctx *c, const struct plan_variant *pv)
 {
 	const struct plan_tensor *o = &c->out;
 	int cores = c->launch->ncores;
@@ -312,7 +331,7 @@ int plan__variants_pointwise(const struct plan_ctx *c, struct plan_variant *out)
 	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]); i++) {
 		snprintf(out[n].name, sizeof(out[n].name), "rows%lld_double_buffered",
 			 (long long)tiles[i]);
-		out[n].build = build_pointwise;
+		out[n].build = plan__build_pointwise;
 		out[n].a = tiles[i];
 		n++;
 	}

@@ -74,5 +74,17 @@ int plan__variants_pointwise(const struct plan_ctx *c, struct plan_variant *out)
 int plan__variants_reduction(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_norm(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_matmul(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_gather(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_fused(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_layout(const struct plan_ctx *c, struct plan_variant *out);
+
+/* Builders other plans compose (with a plan_ctx of their own making). */
+int plan__build_pointwise(struct plan_ctx *c, const struct plan_variant *pv);
+int plan__build_mm(struct plan_ctx *c, const struct plan_variant *pv);
+/* Every core waits at a barrier (between phases that hand data through device memory). */
+int plan__barrier_all(struct plan_ctx *c);
+/* A device tensor of `shape` at `addr` in the default layout. */
+int plan__scratch_tensor(struct plan_tensor *t, const int64_t *shape, int ndim,
+			 enum spyre_dtype host_dtype, uint64_t addr);
 
 #endif

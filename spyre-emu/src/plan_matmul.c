@@ -217,7 +217,7 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 	return rc;
 }
 
-static int build_mm(struct plan_ctx *c, const struct plan_variant *pv)
+int plan__build_mm(struct plan_ctx *c, const struct plan_variant *pv)
 {
 	struct mm_shape s;
 	int rc = mm_shape_of(c, &s);
@@ -264,7 +264,7 @@ int plan__variants_matmul(const struct plan_ctx *c, struct plan_variant *out)
 		v->c = tiles[i][2] < k ? tiles[i][2] : (k + 63) / 64 * 64;
 		snprintf(v->name, sizeof(v->name), "tile_m%lld_n%lld_k%lld", (long long)v->a,
 			 (long long)v->b, (long long)v->c);
-		v->build = build_mm;
+		v->build = plan__build_mm;
 		struct mm_lx L;
 		if (2 * mm_lx_need(c, v, &L) <= c->hw->lx_bytes)
 			n++;
