@@ -288,7 +288,7 @@ Test(layout, relayout_round_trips)
 	relayout_case((int64_t[]){ 67, 129 }, 2, (int[]){ 0, 1 }, (int[]){ 1, 0 });
 	/* Same stick dimension, other tiling: whole sticks move. */
 	relayout_case((int64_t[]){ 5, 100, 150 }, 3, (int[]){ 0, 1, 2 }, (int[]){ 1, 0, 2 });
-	relayout_case((int64_t[]){ 7, 3, 67 }, 3, (int[]){ 2, 0, 1 }, (int[]){ 2, 1, 0 });
+	relayout_case((int64_t[]){ 7, 67, 3 }, 3, (int[]){ 2, 0, 1 }, (int[]){ 0, 2, 1 });
 	relayout_case((int64_t[]){ 3, 2, 63, 40 }, 4, (int[]){ 0, 1, 2, 3 }, (int[]){ 3, 0, 1, 2 });
 
 	struct spyre_layout a, b;
