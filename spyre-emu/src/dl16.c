@@ -4,7 +4,9 @@
  * branches, so that the bulk loops vectorise. The bulk functions run the scalar functions (all
  * static inline here) over fixed-size blocks: a loop with a constant trip count is vectorised
  * even by gcc's cheap -O2 cost model, and the bulk results equal the scalar ones by
- * construction. */
+ * construction. The pointers are restrict (the header forbids overlap): without it, and with
+ * the project's -fno-strict-aliasing, gcc cannot tell out from in and the loops ran ~10x
+ * slower. */
 #include "spyre-emu/dl16.h"
 
 #include <float.h>
@@ -25,6 +27,15 @@
 #define HALF_INF        0x7C00u
 #define BLOCK           16
 #define CHUNK           512 /* fp32 elements on the stack in the two-pass conversions */
+
+/* The bulk loops also get an AVX2 clone, chosen at load time when the CPU has it: on the
+ * machines measured it converts several times faster than the baseline SSE2 build, which has
+ * no unsigned 32-bit min or 32->16 pack. Same integer and IEEE float operations, same results. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define BULK_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define BULK_CLONES
+#endif
 
 static inline uint32_t f32_bits(float f)
 {
@@ -150,7 +161,7 @@ uint16_t spyre_half_from_f32(float f)
 	return half_from_bits(f32_bits(f));
 }
 
-void spyre_dl16_from_f32_n(uint16_t *out, const float *in, size_t n)
+BULK_CLONES void spyre_dl16_from_f32_n(uint16_t *restrict out, const float *restrict in, size_t n)
 {
 	size_t i = 0;
 	for (; i + BLOCK <= n; i += BLOCK)
@@ -160,7 +171,7 @@ void spyre_dl16_from_f32_n(uint16_t *out, const float *in, size_t n)
 		out[i] = dl16_from_bits(f32_bits(in[i]));
 }
 
-void spyre_dl16_to_f32_n(float *out, const uint16_t *in, size_t n)
+BULK_CLONES void spyre_dl16_to_f32_n(float *restrict out, const uint16_t *restrict in, size_t n)
 {
 	size_t i = 0;
 	for (; i + BLOCK <= n; i += BLOCK)
@@ -170,7 +181,7 @@ void spyre_dl16_to_f32_n(float *out, const uint16_t *in, size_t n)
 		out[i] = f32_from_bits(dl16_to_bits(in[i]));
 }
 
-void spyre_half_to_f32_n(float *out, const uint16_t *in, size_t n)
+BULK_CLONES void spyre_half_to_f32_n(float *restrict out, const uint16_t *restrict in, size_t n)
 {
 	size_t i = 0;
 	for (; i + BLOCK <= n; i += BLOCK)
@@ -180,7 +191,7 @@ void spyre_half_to_f32_n(float *out, const uint16_t *in, size_t n)
 		out[i] = f32_from_bits(half_to_bits(in[i]));
 }
 
-void spyre_half_from_f32_n(uint16_t *out, const float *in, size_t n)
+BULK_CLONES void spyre_half_from_f32_n(uint16_t *restrict out, const float *restrict in, size_t n)
 {
 	size_t i = 0;
 	for (; i + BLOCK <= n; i += BLOCK)
@@ -192,7 +203,7 @@ void spyre_half_from_f32_n(uint16_t *out, const float *in, size_t n)
 
 /* The host float16 <-> DL16 copies go through fp32 a chunk at a time: two vectorised passes
  * over a small stack buffer (gcc does not vectorise the fused 16-bit -> 16-bit loop). */
-void spyre_dl16_from_half_n(uint16_t *out, const uint16_t *in, size_t n)
+void spyre_dl16_from_half_n(uint16_t *restrict out, const uint16_t *restrict in, size_t n)
 {
 	float tmp[CHUNK];
 	for (size_t i = 0; i < n; i += CHUNK) {
@@ -202,7 +213,7 @@ void spyre_dl16_from_half_n(uint16_t *out, const uint16_t *in, size_t n)
 	}
 }
 
-void spyre_dl16_to_half_n(uint16_t *out, const uint16_t *in, size_t n)
+void spyre_dl16_to_half_n(uint16_t *restrict out, const uint16_t *restrict in, size_t n)
 {
 	float tmp[CHUNK];
 	for (size_t i = 0; i < n; i += CHUNK) {

@@ -30,8 +30,9 @@ static int parse_shapes(const char *s, int64_t shapes[][SPYRE_DIMS_MAX], int *nd
 /* Default params a sample runs with. */
 static struct spyre_op_params default_params(const struct spyre_op_info *op, int ndim)
 {
-	struct spyre_op_params p = { .dim = -1, .scalar = 2.0, .scalar2 = 0.1, .has_min = 1,
-				     .has_max = 1 };
+	struct spyre_op_params p = {
+		.dim = -1, .scalar = 2.0, .scalar2 = 0.1, .has_min = 1, .has_max = 1
+	};
 	p.scalar = strcmp(op->name, "clamp") == 0 ? -0.1 : 2.0;
 	p.perm[0] = 0;
 	p.perm[1] = 1;
@@ -71,10 +72,12 @@ Test(ops, every_sample_runs, .timeout = 60)
 {
 	for (size_t i = 0; i < spyre_ops_count; i++) {
 		const struct spyre_op_info *op = &spyre_ops[i];
-		for (const char *s = op->samples; s; s = strchr(s, ';') ? strchr(s, ';') + 1 : NULL) {
+		for (const char *s = op->samples; s;
+		     s = strchr(s, ';') ? strchr(s, ';') + 1 : NULL) {
 			int64_t shapes[SPYRE_OP_INPUTS_MAX][SPYRE_DIMS_MAX];
 			int ndims[SPYRE_OP_INPUTS_MAX];
-			cr_assert_eq(parse_shapes(s, shapes, ndims), op->nin, "%s: %s", op->name, s);
+			cr_assert_eq(parse_shapes(s, shapes, ndims), op->nin, "%s: %s", op->name,
+				     s);
 			struct spyre_tensor in[SPYRE_OP_INPUTS_MAX];
 			cr_assert_eq(spyre_op_make_inputs(op, in, op->nin, shapes, ndims,
 							  SPYRE_DTYPE_FLOAT32, 7),
@@ -87,8 +90,8 @@ Test(ops, every_sample_runs, .timeout = 60)
 			cr_expect_gt(n, 0);
 			for (uint64_t k = 0; k < n; k++)
 				if (!isfinite(out[k])) {
-					cr_expect_fail("%s sample %.20s: out[%llu] = %g", op->name, s,
-						       (unsigned long long)k, out[k]);
+					cr_expect_fail("%s sample %.20s: out[%llu] = %g", op->name,
+						       s, (unsigned long long)k, out[k]);
 					break;
 				}
 			free(out);
@@ -189,7 +192,7 @@ static int shape_of(const char *name, const char *shapes, const struct spyre_op_
 		int nd;                                                                            \
 		cr_expect_eq(shape_of(name, shapes, p, got, &nd), ERR_INVAL, "%s %s", name,        \
 			     shapes);                                                              \
-		cr_expect(strstr(err_last(), text) != NULL, "%s: '%s' lacks '%s'", name,          \
+		cr_expect(strstr(err_last(), text) != NULL, "%s: '%s' lacks '%s'", name,           \
 			  err_last(), text);                                                       \
 	} while (0)
 
@@ -299,9 +302,19 @@ static const struct rcase rcases[] = {
 	{ "silu", "2", { { 0, 1 } }, { 0 }, 2, { 0, 0.7310585786300049 } },
 	{ "gelu", "2", { { 1, 0 } }, { 0 }, 2, { 0.8413447460685429, 0 } },
 	{ "gelu", "1", { { 1 } }, { .approximate_tanh = 1 }, 1, { 0.8411919906082768 } },
-	{ "softplus", "3", { { 0, 0.5, 30 } }, { 0 }, 3, { 0.6931471805599453, 0.9740769841801067, 30 } },
+	{ "softplus",
+	  "3",
+	  { { 0, 0.5, 30 } },
+	  { 0 },
+	  3,
+	  { 0.6931471805599453, 0.9740769841801067, 30 } },
 	{ "pow", "2", { { 2, 0.5 } }, { .scalar = 3 }, 2, { 8, 0.125 } },
-	{ "clamp", "3", { { -1, 0.25, 2 } }, { .scalar = 0, .scalar2 = 1, .has_min = 1, .has_max = 1 }, 3, { 0, 0.25, 1 } },
+	{ "clamp",
+	  "3",
+	  { { -1, 0.25, 2 } },
+	  { .scalar = 0, .scalar2 = 1, .has_min = 1, .has_max = 1 },
+	  3,
+	  { 0, 0.25, 1 } },
 	{ "clamp", "2", { { -1, 2 } }, { .scalar2 = 1, .has_max = 1 }, 2, { -1, 1 } },
 	{ "where", "3,3,1", { { 1, 0, 1 }, { 1, 2, 3 }, { -9 } }, { 0 }, 3, { 1, -9, 3 } },
 	{ "eq", "3,3", { { 1, 2, 3 }, { 1, 0, 4 } }, { 0 }, 3, { 1, 0, 0 } },
@@ -315,35 +328,80 @@ static const struct rcase rcases[] = {
 	{ "mean", "2x3", { { 1, 2, 3, 4, 5, 6 } }, { .dim = 1, .keepdim = 1 }, 2, { 2, 5 } },
 	{ "max", "2x3", { { 1, 7, 3, 4, 5, 6 } }, { .dim = 1 }, 2, { 7, 6 } },
 	{ "min", "2x3", { { 1, 7, 3, 4, 0, 6 } }, { .dim = 0 }, 3, { 1, 0, 3 } },
-	{ "softmax", "3", { { 1, 2, 3 } }, { .dim = 0 }, 3,
+	{ "softmax",
+	  "3",
+	  { { 1, 2, 3 } },
+	  { .dim = 0 },
+	  3,
 	  { 0.09003057317038046, 0.24472847105479767, 0.6652409557748219 } },
 	{ "softmax", "2x1", { { 5, 6 } }, { .dim = 1 }, 2, { 1, 1 } },
-	{ "log_softmax", "3", { { 1, 2, 3 } }, { .dim = -1 }, 3,
+	{ "log_softmax",
+	  "3",
+	  { { 1, 2, 3 } },
+	  { .dim = -1 },
+	  3,
 	  { -2.4076059644443806, -1.4076059644443806, -0.4076059644443806 } },
-	{ "layer_norm", "1x4,4,4", { { 1, 2, 3, 4 }, { 1, 1, 1, 1 }, { 0, 0, 0, 0 } }, { .eps = 1e-5 }, 4,
+	{ "layer_norm",
+	  "1x4,4,4",
+	  { { 1, 2, 3, 4 }, { 1, 1, 1, 1 }, { 0, 0, 0, 0 } },
+	  { .eps = 1e-5 },
+	  4,
 	  { -1.3416354199689269, -0.447211806656309, 0.447211806656309, 1.3416354199689269 } },
-	{ "layer_norm", "1x2,2,2", { { 1, 3 }, { 2, 1 }, { 0.5, -1 } }, { .eps = 1e-5 }, 2,
+	{ "layer_norm",
+	  "1x2,2,2",
+	  { { 1, 3 }, { 2, 1 }, { 0.5, -1 } },
+	  { .eps = 1e-5 },
+	  2,
 	  { 2 * -0.99999500003749968 + 0.5, 0.99999500003749968 - 1 } },
-	{ "rms_norm", "1x4,4", { { 1, 2, 3, 4 }, { 1, 1, 1, 2 } }, { .eps = 1e-6 }, 4,
+	{ "rms_norm",
+	  "1x4,4",
+	  { { 1, 2, 3, 4 }, { 1, 1, 1, 2 } },
+	  { .eps = 1e-6 },
+	  4,
 	  { 0.3651483473268884, 0.7302966946537768, 1.0954450419806652, 2.921186778615107 } },
 	{ "mm", "2x2,2x1", { { 1, 2, 3, 4 }, { 5, 6 } }, { 0 }, 2, { 17, 39 } },
 	{ "bmm", "2x1x2,2x2x1", { { 1, 2, 3, 4 }, { 1, 1, 2, -1 } }, { 0 }, 2, { 3, 2 } },
 	{ "matmul", "2x1x2,2x1", { { 1, 2, 3, 4 }, { 1, -1 } }, { 0 }, 2, { -1, -1 } },
 	{ "matmul", "2,2x2x1", { { 1, 2 }, { 1, 1, 2, 3 } }, { 0 }, 2, { 3, 8 } },
-	{ "linear", "1x2,3x2,3", { { 1, 2 }, { 1, 0, 0, 1, 1, 1 }, { 0.5, 0, -3 } }, { 0 }, 3,
+	{ "linear",
+	  "1x2,3x2,3",
+	  { { 1, 2 }, { 1, 0, 0, 1, 1, 1 }, { 0.5, 0, -3 } },
+	  { 0 },
+	  3,
 	  { 1.5, 2, 0 } },
 	{ "addmm", "2,1x1,1x2", { { 1, 2 }, { 3 }, { 4, 5 } }, { 0 }, 2, { 13, 17 } },
-	{ "transpose", "2x3", { { 1, 2, 3, 4, 5, 6 } }, { .perm = { 0, 1 } }, 6, { 1, 4, 2, 5, 3, 6 } },
-	{ "permute", "2x1x3", { { 1, 2, 3, 4, 5, 6 } }, { .perm = { 2, 0, 1 } }, 6,
+	{ "transpose",
+	  "2x3",
+	  { { 1, 2, 3, 4, 5, 6 } },
+	  { .perm = { 0, 1 } },
+	  6,
+	  { 1, 4, 2, 5, 3, 6 } },
+	{ "permute",
+	  "2x1x3",
+	  { { 1, 2, 3, 4, 5, 6 } },
+	  { .perm = { 2, 0, 1 } },
+	  6,
 	  { 1, 4, 2, 5, 3, 6 } },
 	{ "contiguous", "3", { { 1, 2, 3 } }, { 0 }, 3, { 1, 2, 3 } },
 	{ "embedding", "3,2x2", { { 1, 0, 1 }, { 1, 2, 3, 4 } }, { 0 }, 6, { 3, 4, 1, 2, 3, 4 } },
-	{ "swiglu_mlp", "1x2,2x1,2x1,1x2", { { 1, 2 }, { 1, 0 }, { 0, 1 }, { 1, -1 } }, { 0 }, 2,
+	{ "swiglu_mlp",
+	  "1x2,2x1,2x1,1x2",
+	  { { 1, 2 }, { 1, 0 }, { 0, 1 }, { 1, -1 } },
+	  { 0 },
+	  2,
 	  { 1.4621171572600098, -1.4621171572600098 } },
-	{ "scaled_dot_product_attention", "1x2x1,1x2x1,1x2x1", { { 1, 2 }, { 1, 3 }, { 10, 20 } },
-	  { .causal = 1 }, 2, { 10, 19.820137900379084 } },
-	{ "scaled_dot_product_attention", "1x2x1,1x2x1,1x2x1", { { 1, 2 }, { 1, 3 }, { 10, 20 } },
-	  { .causal = 0 }, 2, { 18.807970779778824, 19.820137900379084 } },
+	{ "scaled_dot_product_attention",
+	  "1x2x1,1x2x1,1x2x1",
+	  { { 1, 2 }, { 1, 3 }, { 10, 20 } },
+	  { .causal = 1 },
+	  2,
+	  { 10, 19.820137900379084 } },
+	{ "scaled_dot_product_attention",
+	  "1x2x1,1x2x1,1x2x1",
+	  { { 1, 2 }, { 1, 3 }, { 10, 20 } },
+	  { .causal = 0 },
+	  2,
+	  { 18.807970779778824, 19.820137900379084 } },
 };
 
 Test(ops, reference_values)
