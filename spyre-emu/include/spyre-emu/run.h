@@ -26,6 +26,7 @@ struct spyre_run_opts {
 	const char *plan;       /* NULL: the fastest valid plan */
 	const char *trace_path; /* NULL: no Chrome trace */
 	double atol, rtol;      /* < 0: the defaults for the dtype (spyre_run_default_tol) */
+	int skip_reference;     /* benchmarks: no float64 reference and no comparison */
 };
 
 struct spyre_run_result {
@@ -38,6 +39,9 @@ struct spyre_run_result {
 	int64_t out_shape[SPYRE_DIMS_MAX];
 	int out_ndim;
 	char digest[17]; /* FNV-1a 64 of the output's bytes, hex */
+	/* host seconds spent planning (build, validate and time every candidate) and executing
+	 * the chosen plan functionally: the emulator's own speed, for benchmarks */
+	double plan_s, exec_s;
 };
 
 /* One candidate plan and what the timing model says of it. */
