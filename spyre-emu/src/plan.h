@@ -44,7 +44,7 @@ struct plan_ctx {
 struct plan_variant {
 	char name[64];
 	int (*build)(struct plan_ctx *c, const struct plan_variant *v);
-	int64_t a, b, c;        /* variant parameters (tile sizes, flags) */
+	int64_t a, b, c, d;     /* variant parameters (tile sizes, K split, flags) */
 	uint64_t scratch_bytes; /* device scratch it needs */
 };
 

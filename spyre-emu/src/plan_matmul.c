@@ -68,7 +68,8 @@ static int64_t batch_row(const struct plan_tensor *t, const struct mm_shape *s, 
 
 struct mm_tile {
 	int64_t ob, m0, tm, n0, tn;
-	int64_t tnp; /* tn rounded up to whole sticks: C and the output tile are that wide */
+	int64_t kb, ke; /* the K range this core multiplies: all of K, or its K-split share */
+	int64_t tnp;    /* tn rounded up to whole sticks: C and the output tile are that wide */
 };
 
 struct mm_lx {
@@ -134,13 +135,13 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 			const struct mm_tile *t, const struct plan_variant *pv, uint32_t base,
 			const struct mm_lx *L)
 {
-	const struct plan_tensor *A = &c->in[s->a_idx], *B = &c->in[s->b_idx], *O = &c->out;
+	const struct plan_tensor *A = &c->in[s->a_idx], *B = &c->in[s->b_idx];
 	int64_t tk = pv->c;
 	int64_t arow0 = batch_row(A, s, t->ob, s->m) + t->m0;
 	int64_t brow0 = s->b_trans ? 0 : batch_row(B, s, t->ob, s->k);
 	int rc = 0;
-	for (int64_t k0 = 0; k0 < s->k && !rc; k0 += tk) {
-		int64_t kc = s->k - k0 < tk ? s->k - k0 : tk;
+	for (int64_t k0 = t->kb; k0 < t->ke && !rc; k0 += tk) {
+		int64_t kc = t->ke - k0 < tk ? t->ke - k0 : tk;
 		int64_t ks = (kc + A->eps - 1) / A->eps;
 		uint32_t arow = (uint32_t)(ks * STICK);
 		for (int64_t j = 0; j < t->tm && !rc; j++)
@@ -152,7 +153,7 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 		x->a_stride = arow / A->esize;
 		x->in_dtype = A->ddt;
 		x->out_dtype = SPYRE_DTYPE_FLOAT32;
-		x->accumulate = k0 > 0;
+		x->accumulate = k0 > t->kb;
 		x->m = (uint32_t)t->tm;
 		x->k = (uint32_t)kc;
 		x->c_stride = (uint32_t)t->tnp;
@@ -169,7 +170,7 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 			if (!rc)
 				rc = spyre_program_push(c->launch, core, &mm);
 			/* the weight has no rows past N: zero C's padding columns once */
-			if (!rc && k0 == 0 && t->tnp > t->tn)
+			if (!rc && k0 == t->kb && t->tnp > t->tn)
 				rc = plan__zero_fill(c, core, x->a, A->ddt,
 						     x->c + (uint32_t)t->tn * 4, (uint32_t)t->tm,
 						     (uint32_t)(t->tnp - t->tn), (uint32_t)t->tnp,
@@ -196,7 +197,16 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 				rc = spyre_program_push(c->launch, core, &mm);
 		}
 	}
-	if (!rc && s->bias_idx >= 0)
+	return rc;
+}
+
+/* Bias, one rounding to the output dtype, and the store of a finished C tile. */
+static int mm_tile_finish(struct plan_ctx *c, int core, const struct mm_shape *s,
+			  const struct mm_tile *t, uint32_t base, const struct mm_lx *L)
+{
+	const struct plan_tensor *O = &c->out;
+	int rc = 0;
+	if (s->bias_idx >= 0)
 		rc = mm_bias(c, core, s, t, base, L);
 	int64_t ons = (t->tn + O->eps - 1) / O->eps;
 	struct spyre_vec v = { 0 };
@@ -217,6 +227,59 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 	return rc;
 }
 
+static void tile_of(const struct plan_ctx *c, const struct mm_shape *s,
+		    const struct plan_variant *pv, int64_t i, int64_t mt, int64_t nt,
+		    struct mm_tile *t)
+{
+	t->ob = i / (mt * nt);
+	t->m0 = (i / nt) % mt * pv->a;
+	t->n0 = i % nt * pv->b;
+	t->tm = s->m - t->m0 < pv->a ? s->m - t->m0 : pv->a;
+	t->tn = s->n - t->n0 < pv->b ? s->n - t->n0 : pv->b;
+	t->tnp = (t->tn + c->out.eps - 1) / c->out.eps * c->out.eps;
+	t->kb = 0;
+	t->ke = s->k;
+}
+
+/* Adds the partial C tiles of the `ks` adjacent cores from `first` over the ring into the
+ * first one's (a tree: at each step a core sends to the partner `step` places back). */
+static int ksplit_reduce(struct plan_ctx *c, int first, int ks, const struct mm_tile *t,
+			 uint32_t base, const struct mm_lx *L)
+{
+	uint32_t bytes = (uint32_t)(t->tm * t->tnp * 4);
+	for (int step = 1; step < ks; step *= 2)
+		for (int j = 0; j + step < ks; j += 2 * step) {
+			int dst = first + j, src = first + j + step;
+			struct spyre_insn snd = { .op = SPYRE_OP_SEND },
+					  rcv = { .op = SPYRE_OP_RECV };
+			snd.u.ring = (struct spyre_ring){ .peer = dst,
+							  .lx_addr = base + L->cacc,
+							  .bytes = bytes };
+			rcv.u.ring = (struct spyre_ring){ .peer = src,
+							  .lx_addr = base + L->bias,
+							  .bytes = bytes };
+			struct spyre_vec add = { 0 };
+			add.in[0] = base + L->cacc;
+			add.in[1] = base + L->bias;
+			add.in_stride[0] = add.in_stride[1] = (uint32_t)t->tnp;
+			add.dtype = add.out_dtype = SPYRE_DTYPE_FLOAT32;
+			add.out = base + L->cacc;
+			add.out_stride = (uint32_t)t->tnp;
+			add.rows = (uint32_t)t->tm;
+			add.cols = (uint32_t)t->tnp;
+			int rc = spyre_program_push(c->launch, src, &snd);
+			if (!rc)
+				rc = spyre_program_push(c->launch, dst, &rcv);
+			if (!rc)
+				rc = plan__vec(c, dst, "add", &add);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+/* v->d > 1: each output tile is computed by d adjacent cores, each over its share of K (whole
+ * sticks), and reduced over the ring. Only for few, deep tiles: it pays when cores would idle. */
 int plan__build_mm(struct plan_ctx *c, const struct plan_variant *pv)
 {
 	struct mm_shape s;
@@ -231,19 +294,44 @@ int plan__build_mm(struct plan_ctx *c, const struct plan_variant *pv)
 			       (unsigned long long)need);
 	int64_t mt = (s.m + pv->a - 1) / pv->a, nt = (s.n + pv->b - 1) / pv->b;
 	int64_t ntiles = s.batch * mt * nt;
-	int cores = c->launch->ncores;
+	int cores = c->launch->ncores, ks = pv->d > 1 ? (int)pv->d : 1;
+	if (ks > 1) {
+		int eps = c->in[s.a_idx].eps;
+		int64_t ksticks = (s.k + eps - 1) / eps;
+		if (ntiles * ks > cores || ks > ksticks)
+			return err_set(ERR_INVAL,
+				       "K split %d: %lld tiles x %d cores exceed %d cores "
+				       "or K's %lld sticks",
+				       ks, (long long)ntiles, ks, cores, (long long)ksticks);
+		for (int64_t i = 0; i < ntiles && !rc; i++) {
+			struct mm_tile t;
+			tile_of(c, &s, pv, i, mt, nt, &t);
+			int first = (int)(i * ks);
+			for (int j = 0; j < ks && !rc; j++) {
+				int64_t lo, hi;
+				plan__split(ksticks, ks, j, &lo, &hi);
+				t.kb = lo * eps;
+				t.ke = hi * eps < s.k ? hi * eps : s.k;
+				rc = mm_tile_emit(c, first + j, &s, &t, pv, 0, &L);
+			}
+			t.kb = 0, t.ke = s.k;
+			if (!rc)
+				rc = ksplit_reduce(c, first, ks, &t, 0, &L);
+			if (!rc)
+				rc = mm_tile_finish(c, first, &s, &t, 0, &L);
+		}
+		return rc;
+	}
 	for (int k = 0; k < cores && !rc; k++) {
 		int64_t lo, hi;
 		plan__split(ntiles, cores, k, &lo, &hi);
 		for (int64_t i = lo; i < hi && !rc; i++) {
 			struct mm_tile t;
-			t.ob = i / (mt * nt);
-			t.m0 = (i / nt) % mt * pv->a;
-			t.n0 = i % nt * pv->b;
-			t.tm = s.m - t.m0 < pv->a ? s.m - t.m0 : pv->a;
-			t.tn = s.n - t.n0 < pv->b ? s.n - t.n0 : pv->b;
-			t.tnp = (t.tn + c->out.eps - 1) / c->out.eps * c->out.eps;
-			rc = mm_tile_emit(c, k, &s, &t, pv, (uint32_t)((i % 2) * need), &L);
+			tile_of(c, &s, pv, i, mt, nt, &t);
+			uint32_t base = (uint32_t)((i % 2) * need);
+			rc = mm_tile_emit(c, k, &s, &t, pv, base, &L);
+			if (!rc)
+				rc = mm_tile_finish(c, k, &s, &t, base, &L);
 		}
 	}
 	return rc;
@@ -271,5 +359,24 @@ int plan__variants_matmul(const struct plan_ctx *c, struct plan_variant *out)
 	}
 	if (n == 0)
 		return err_set(ERR_LIMIT, "no matmul tiling fits LX");
+	/* K split, for the smallest tiling, when its tiles leave at least half the cores idle. */
+	struct mm_shape s;
+	if (mm_shape_of(c, &s) == 0) {
+		const struct plan_variant *v0 = &out[0];
+		int64_t ntiles =
+		    s.batch * ((s.m + v0->a - 1) / v0->a) * ((s.n + v0->b - 1) / v0->b);
+		int eps = c->in[s.a_idx].eps, cores = c->hw->cores;
+		int64_t ksticks = (s.k + eps - 1) / eps;
+		int ks = 1;
+		while (ntiles * ks * 2 <= cores && ks * 2 <= ksticks)
+			ks *= 2;
+		if (ks > 1 && n < PLAN_VARIANTS_MAX) {
+			out[n] = *v0;
+			out[n].d = ks;
+			snprintf(out[n].name, sizeof(out[n].name), "ksplit%d_m%lld_n%lld_k%lld", ks,
+				 (long long)v0->a, (long long)v0->b, (long long)v0->c);
+			n++;
+		}
+	}
 	return n;
 }
