@@ -28,6 +28,20 @@ Test(program, push_grows_and_names)
 	cr_expect_eq(l.prog[1].insns, NULL);
 }
 
+Test(program, push_stops_at_the_limit)
+{
+	struct spyre_launch l;
+	spyre_launch_init(&l, 1);
+	struct spyre_insn b = tu_barrier();
+	for (size_t i = 0; i < SPYRE_PROGRAM_INSNS_MAX; i++)
+		if (spyre_program_push(&l, 0, &b) != 0)
+			cr_assert_fail("push %zu: %s", i, err_last());
+	cr_expect_eq(spyre_program_push(&l, 0, &b), ERR_LIMIT);
+	cr_expect(strstr(err_last(), "SPYRE_PROGRAM_INSNS_MAX") != NULL, "%s", err_last());
+	cr_expect_eq(l.prog[0].n, SPYRE_PROGRAM_INSNS_MAX);
+	spyre_launch_finish(&l);
+}
+
 Test(program, lx_peak)
 {
 	struct spyre_launch l;
@@ -260,6 +274,25 @@ Test(program_exec, dma_in_and_out_copies_bytes)
 		cr_assert_eq(memcmp(dst.p + r * 256, src.p + r * 512, 256), 0, "row %d", r);
 	for (int i = 4096; i < 8192; i++)
 		cr_assert_eq(dst.p[i], 0);
+	spyre_launch_finish(&l);
+	spyre_device_destroy(dev);
+}
+
+Test(program_exec, refuses_an_invalid_launch_without_running_it)
+{
+	struct spyre_hw hw = tu_hw();
+	struct spyre_device *dev;
+	cr_assert_eq(spyre_device_create(&dev, &hw), 0, "%s", err_last());
+	struct devbuf src = dev_buf(dev, 256), dst = dev_buf(dev, 256);
+	memset(src.p, 0xAB, 256);
+	struct spyre_launch l;
+	spyre_launch_init(&l, 1);
+	tu_push(&l, 0, tu_dma(SPYRE_OP_DMA_LOAD, src.addr, 0, 1, 1));
+	tu_push(&l, 0, tu_dma(SPYRE_OP_DMA_STORE, dst.addr, 0, 1, 1));
+	tu_push(&l, 0, tu_dma(SPYRE_OP_DMA_STORE, dst.addr + 128, 128, 1, 1)); /* unwritten */
+	cr_expect_eq(spyre_launch_execute(&l, dev), ERR_INVAL);
+	cr_expect(strstr(err_last(), "core 0 insn 2 (dma_store)") != NULL, "%s", err_last());
+	cr_expect_eq(dst.p[0], 0, "the first store must not have run");
 	spyre_launch_finish(&l);
 	spyre_device_destroy(dev);
 }
