@@ -190,6 +190,45 @@ Test(device, ptr_bounds)
 	spyre_device_destroy(dev);
 }
 
+Test(device, full_size_card_is_virtual)
+{
+	struct spyre_device *dev = dev_new((uint64_t)128 << 30); /* nothing of it is allocated */
+	cr_expect_eq(spyre_device_capacity(dev), (uint64_t)128 << 30);
+	uint64_t a, b;
+	cr_expect_eq(spyre_device_alloc(dev, &a, (uint64_t)129 << 30), ERR_LIMIT);
+	cr_assert_eq(spyre_device_alloc(dev, &a, 1 << 20), 0, "%s", err_last());
+	cr_assert_eq(spyre_device_alloc(dev, &b, 100), 0, "%s", err_last());
+	cr_expect_eq(b, a + (1 << 20));
+	cr_expect_not_null(spyre_device_ptr(dev, a + (1 << 20) - 8, 8));
+	cr_expect_eq(spyre_device_used(dev), (1 << 20) + STICK);
+	spyre_device_destroy(dev);
+}
+
+Test(device, many_allocations_binary_search)
+{
+	enum { N = 50000 };
+	struct spyre_device *dev = dev_new((uint64_t)N * STICK * 2);
+	static uint64_t addr[N];
+	static unsigned char *host[N];
+	for (int i = 0; i < N; i++) {
+		cr_assert_eq(spyre_device_alloc(dev, &addr[i], (i % 2) ? STICK : 2 * STICK), 0);
+		host[i] = spyre_device_ptr(dev, addr[i], 1);
+		cr_assert_not_null(host[i]);
+	}
+	for (int i = 0; i < N; i += 7) {
+		uint64_t len = (i % 2) ? STICK : 2 * STICK;
+		cr_assert_eq(spyre_device_ptr(dev, addr[i] + len - 1, 1), host[i] + len - 1, "%d",
+			     i);
+		cr_assert_null(spyre_device_ptr(dev, addr[i] + len - 1, 2), "%d crosses", i);
+	}
+	for (int i = 0; i < N; i += 2) /* every other one: N/2 holes */
+		cr_assert_eq(spyre_device_free(dev, addr[i]), 0);
+	for (int i = 1; i < N; i += 2)
+		cr_assert_eq(spyre_device_ptr(dev, addr[i], STICK), host[i], "%d", i);
+	cr_expect_null(spyre_device_ptr(dev, addr[N - 2], 1), "freed");
+	spyre_device_destroy(dev);
+}
+
 /* ---- random operations against a model: a bitmap of sticks, first fit = lowest run ---- */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
