@@ -12,7 +12,7 @@
 #include "spyre-emu/dl16.h"
 
 #define RANDOM_SAMPLES 3000000
-#define BULK_N         (1u << 20) + 7u /* not a multiple of the block size */
+#define BULK_N         ((1u << 20) + 7u) /* not a multiple of the block size */
 
 static float from_bits(uint32_t u)
 {
@@ -34,13 +34,13 @@ static void check_dl16_input(uint32_t bits)
 	float f = from_bits(bits);
 	uint16_t got = spyre_dl16_from_f32(f), want = ref_dl16_from_f32(f, false);
 	if (got != want)
-		cr_assert_fail("dl16_from_f32(0x%08x = %a) = 0x%04x, reference 0x%04x", bits, (double)f,
-			 got, want);
+		cr_assert_fail("dl16_from_f32(0x%08x = %a) = 0x%04x, reference 0x%04x", bits,
+			       (double)f, got, want);
 	got = spyre_dl16_from_f32_sat(f);
 	want = ref_dl16_from_f32(f, true);
 	if (got != want)
 		cr_assert_fail("dl16_from_f32_sat(0x%08x = %a) = 0x%04x, reference 0x%04x", bits,
-			 (double)f, got, want);
+			       (double)f, got, want);
 }
 
 static void check_half_input(uint32_t bits)
@@ -49,19 +49,21 @@ static void check_half_input(uint32_t bits)
 	uint16_t got = spyre_half_from_f32(f), want = ref_half_from_f32(f);
 	if (isnan(f)) {
 		if ((got & 0x7E00) != 0x7E00 || (got & 0x8000) != (want & 0x8000))
-			cr_assert_fail("half_from_f32(0x%08x, NaN) = 0x%04x, not a quiet NaN of that sign",
-				 bits, got);
+			cr_assert_fail(
+			    "half_from_f32(0x%08x, NaN) = 0x%04x, not a quiet NaN of that sign",
+			    bits, got);
 		return;
 	}
 	if (got != want)
-		cr_assert_fail("half_from_f32(0x%08x = %a) = 0x%04x, reference 0x%04x", bits, (double)f,
-			 got, want);
+		cr_assert_fail("half_from_f32(0x%08x = %a) = 0x%04x, reference 0x%04x", bits,
+			       (double)f, got, want);
 #ifdef __FLT16_MAX__
 	_Float16 h = (_Float16)f;
 	uint16_t hb;
 	memcpy(&hb, &h, sizeof(hb));
 	if (got != hb)
-		cr_assert_fail("half_from_f32(0x%08x) = 0x%04x, compiler's _Float16 0x%04x", bits, got, hb);
+		cr_assert_fail("half_from_f32(0x%08x) = 0x%04x, compiler's _Float16 0x%04x", bits,
+			       got, hb);
 #endif
 }
 
@@ -79,7 +81,8 @@ Test(dl16, to_f32_all_patterns)
 			continue;
 		}
 		if ((double)f != want || !!signbit(f) != !!signbit(want))
-			cr_assert_fail("dl16_to_f32(0x%04x) = %a, reference %a", h, (double)f, want);
+			cr_assert_fail("dl16_to_f32(0x%04x) = %a, reference %a", h, (double)f,
+				       want);
 	}
 }
 
@@ -106,8 +109,8 @@ Test(dl16, from_f32_midpoints)
 	for (uint32_t p = 0; p < 0x7FFF; p++) {
 		for (uint32_t sign = 0; sign <= 0x8000; sign += 0x8000) {
 			float lo = (float)ldexp(1.0 + (p & 0x1FF) / 512.0, (int)(p >> 9) - 31);
-			float hi = (float)ldexp(1.0 + ((p + 1) & 0x1FF) / 512.0,
-						(int)((p + 1) >> 9) - 31);
+			float hi =
+			    (float)ldexp(1.0 + ((p + 1) & 0x1FF) / 512.0, (int)((p + 1) >> 9) - 31);
 			float mid = (lo + hi) / 2; /* exact: 11 significant bits */
 			cr_assert_eq((double)mid * 2, (double)lo + (double)hi);
 			float s = sign ? -1.0f : 1.0f;
@@ -236,7 +239,8 @@ Test(half, to_f32_all_patterns)
 			continue;
 		}
 		if ((double)f != want || !!signbit(f) != !!signbit(want))
-			cr_assert_fail("half_to_f32(0x%04x) = %a, reference %a", h, (double)f, want);
+			cr_assert_fail("half_to_f32(0x%04x) = %a, reference %a", h, (double)f,
+				       want);
 		if (!isnan(f))
 			cr_assert_eq(spyre_half_from_f32(f), h, "half round trip of 0x%04x", h);
 	}

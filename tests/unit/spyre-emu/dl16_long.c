@@ -16,13 +16,13 @@ Test(dl16_long, all_fp32_inputs)
 		memcpy(&f, &bits, sizeof(f));
 		uint16_t got = spyre_dl16_from_f32(f), want = ref_dl16_from_f32(f, false);
 		if (got != want)
-			cr_assert_fail("dl16_from_f32(0x%08x) = 0x%04x, reference 0x%04x", bits, got,
-				 want);
+			cr_assert_fail("dl16_from_f32(0x%08x) = 0x%04x, reference 0x%04x", bits,
+				       got, want);
 		got = spyre_dl16_from_f32_sat(f);
 		want = ref_dl16_from_f32(f, true);
 		if (got != want)
-			cr_assert_fail("dl16_from_f32_sat(0x%08x) = 0x%04x, reference 0x%04x", bits, got,
-				 want);
+			cr_assert_fail("dl16_from_f32_sat(0x%08x) = 0x%04x, reference 0x%04x", bits,
+				       got, want);
 		checked++;
 	} while (++bits != 0);
 	cr_assert_eq(checked, UINT64_C(1) << 32);
