@@ -235,7 +235,12 @@ static void move_stick(const struct spyre_layout *l, enum dir dir, char *host, i
 {
 	size_t es = spyre_dtype_size(l->host_dtype);
 	unsigned char tmp[STICK_BYTES];
-	if (dir == TO_DEVICE) {
+	if (hstride == 1 && dir == TO_DEVICE) { /* contiguous on the host: no gather */
+		convert(l, dir, dev, host, (size_t)valid);
+		memset(dev + (size_t)valid * es, 0, (size_t)(l->elems_per_stick - valid) * es);
+	} else if (hstride == 1) {
+		convert(l, dir, host, dev, (size_t)valid);
+	} else if (dir == TO_DEVICE) {
 		for (int e = 0; e < valid; e++)
 			memcpy(tmp + (size_t)e * es, host + e * hstride * (int64_t)es, es);
 		convert(l, dir, dev, tmp, (size_t)valid);
@@ -313,6 +318,26 @@ static uint64_t dev_offset(const struct spyre_layout *l, const struct dev_map *m
 	       (uint64_t)(c[m->stick_dim] % l->elems_per_stick);
 }
 
+/* Fills `valid` elements of one stick of the target from `from`'s bytes: host coordinates `c`
+ * (the stick's first element), the stick running along host dimension `sd`. When `from` sticks
+ * the same dimension, the elements are one run there too (both sticks start at a multiple of
+ * elems_per_stick); otherwise each element is looked up. */
+static void copy_stick(const struct spyre_layout *from, const struct dev_map *mf, const void *src,
+		       int sd, int64_t *c, char *d, int valid, size_t es)
+{
+	const char *s = src;
+	if (mf->stick_dim == sd) {
+		memcpy(d, s + dev_offset(from, mf, c) * es, (size_t)valid * es);
+		return;
+	}
+	int64_t c0 = c[sd];
+	for (int e = 0; e < valid; e++) {
+		c[sd] = c0 + e;
+		memcpy(d + (size_t)e * es, s + dev_offset(from, mf, c) * es, es);
+	}
+	c[sd] = c0;
+}
+
 static int same_tensor(const struct spyre_layout *a, const struct spyre_layout *b)
 {
 	if (a->host_ndim != b->host_ndim || a->device_dtype != b->device_dtype)
@@ -338,20 +363,20 @@ int spyre_layout_relayout(const struct spyre_layout *from, const void *src,
 	if (src == NULL || dst == NULL)
 		return err_set(ERR_INVAL, "relayout: NULL buffer");
 	size_t es = spyre_dtype_size(to->device_dtype);
-	uint64_t n = spyre_layout_elems(to);
-	int nd = to->ndim - 1;
-	int64_t idx[SPYRE_DIMS_MAX + 2] = { 0 };
-	for (uint64_t e = 0; e < n; e++) {
+	uint64_t nsticks = spyre_layout_sticks(to);
+	int nd = to->ndim - 1, eps = to->elems_per_stick;
+	int64_t ssize = to->host_size[mt.stick_dim];
+	int64_t idx[SPYRE_DIMS_MAX + 1] = { 0 };
+	for (uint64_t s = 0; s < nsticks; s++) {
 		int64_t c[SPYRE_DIMS_MAX] = { 0 };
 		for (int k = 0; k < nd; k++)
 			c[mt.host_dim[k]] += idx[k] * mt.mult[k];
-		c[mt.stick_dim] += idx[nd];
-		char *d = (char *)dst + e * es;
-		if (c[mt.stick_dim] >= to->host_size[mt.stick_dim])
-			memset(d, 0, es);
-		else
-			memcpy(d, (const char *)src + dev_offset(from, &mf, c) * es, es);
-		for (int k = nd; k >= 0; k--) {
+		char *d = (char *)dst + s * (uint64_t)eps * es;
+		int64_t left = ssize - c[mt.stick_dim];
+		int valid = left <= 0 ? 0 : left < eps ? (int)left : eps;
+		copy_stick(from, &mf, src, mt.stick_dim, c, d, valid, es);
+		memset(d + (size_t)valid * es, 0, (size_t)(eps - valid) * es);
+		for (int k = nd - 1; k >= 0; k--) {
 			if (++idx[k] < to->device_size[k])
 				break;
 			idx[k] = 0;

@@ -286,6 +286,9 @@ Test(layout, relayout_round_trips)
 	relayout_case((int64_t[]){ 5, 100, 150 }, 3, (int[]){ 0, 1, 2 }, (int[]){ 0, 2, 1 });
 	relayout_case((int64_t[]){ 5, 100, 150 }, 3, (int[]){ 0, 1, 2 }, (int[]){ 2, 0, 1 });
 	relayout_case((int64_t[]){ 67, 129 }, 2, (int[]){ 0, 1 }, (int[]){ 1, 0 });
+	/* Same stick dimension, other tiling: whole sticks move. */
+	relayout_case((int64_t[]){ 5, 100, 150 }, 3, (int[]){ 0, 1, 2 }, (int[]){ 1, 0, 2 });
+	relayout_case((int64_t[]){ 7, 67, 3 }, 3, (int[]){ 2, 0, 1 }, (int[]){ 0, 2, 1 });
 	relayout_case((int64_t[]){ 3, 2, 63, 40 }, 4, (int[]){ 0, 1, 2, 3 }, (int[]){ 3, 0, 1, 2 });
 
 	struct spyre_layout a, b;
@@ -295,4 +298,32 @@ Test(layout, relayout_round_trips)
 	cr_expect_eq(spyre_layout_relayout(&a, x, &b, x + 128), ERR_INVAL);
 	cr_assert_eq(spyre_layout_default(&b, (int64_t[]){ 4, 4 }, 2, SPYRE_DTYPE_FLOAT32), 0);
 	cr_expect_eq(spyre_layout_relayout(&a, x, &b, x + 128), ERR_INVAL);
+}
+
+Test(layout, float16_round_trip_unaligned)
+{
+	/* (3, 129) half values with an even fraction (exact in DL16's 9 bits): every device
+	 * element is the DL16 of its host value, and the round trip is exact. */
+	enum { R = 3, C = 129 };
+	uint16_t host[R * C], back[R * C];
+	for (int i = 0; i < R * C; i++)
+		host[i] =
+		    (uint16_t)((i % 2 ? 0x8000 : 0) | ((10 + i % 12) << 10) | ((i * 6) & 0x3FE));
+	struct spyre_layout l;
+	cr_assert_eq(spyre_layout_default(&l, (int64_t[]){ R, C }, 2, SPYRE_DTYPE_FLOAT16), 0);
+	expect_i64s(l.device_size, (int64_t[]){ 3, R, 64 }, 3, "size");
+	uint16_t dev[3 * R * 64];
+	cr_assert_eq(spyre_layout_stickify(&l, host, NULL, dev), 0);
+	for (int s = 0; s < 3; s++)
+		for (int r = 0; r < R; r++)
+			for (int e = 0; e < 64; e++) {
+				int c = s * 64 + e;
+				uint16_t want =
+				    c < C ? spyre_dl16_from_f32(spyre_half_to_f32(host[r * C + c]))
+					  : 0;
+				cr_assert_eq(dev[(s * R + r) * 64 + e], want, "[%d,%d,%d]", s, r,
+					     e);
+			}
+	cr_assert_eq(spyre_layout_unstickify(&l, dev, back, NULL), 0);
+	cr_expect_eq(memcmp(host, back, sizeof(back)), 0);
 }
