@@ -8,7 +8,7 @@
 
 const struct spyre_kernel spyre_kernels[] = {
 #define OP(name, cls, nin, inputs, dtypes, samples, init, doc)
-#define KERNEL(name, nin, shape, passes, transcendental)                                          \
+#define KERNEL(name, nin, shape, passes, transcendental)                                           \
 	{ #name, spyre_kernel__##name, nin, SPYRE_KSHAPE_##shape, passes, transcendental },
 #include "../ops.def"
 #undef OP

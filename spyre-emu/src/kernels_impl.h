@@ -14,7 +14,7 @@
 #include "spyre-emu/program.h"
 
 #define OP(name, cls, nin, inputs, dtypes, samples, init, doc)
-#define KERNEL(name, nin, shape, passes, transcendental)                                          \
+#define KERNEL(name, nin, shape, passes, transcendental)                                           \
 	void spyre_kernel__##name(const struct spyre_vec *v, uint8_t *lx);
 #include "../ops.def"
 #undef OP

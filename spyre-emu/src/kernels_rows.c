@@ -52,17 +52,18 @@ static void reduce_line(const struct spyre_vec *v, uint8_t *lx, enum red op, int
 	if (kx_is_int(v->dtype) && op != RED_MEAN) {
 		int64_t a = acc ? kx_load_i(o, v->out_dtype) : red_init_i(op);
 		for (uint32_t k = 0; k < n; k++)
-			a = red_step_i(op, a,
-				       kx_load_i(kx_in(v, lx, 0, v->dtype, r0 + k * dr, c0 + k * dc),
-						 v->dtype));
+			a = red_step_i(
+			    op, a,
+			    kx_load_i(kx_in(v, lx, 0, v->dtype, r0 + k * dr, c0 + k * dc),
+				      v->dtype));
 		kx_store_i(o, v->out_dtype, a);
 		return;
 	}
 	float a = acc ? kx_load_f(o, v->out_dtype) : red_init_f(op);
 	for (uint32_t k = 0; k < n; k++)
 		a = red_step_f(
-			op, a,
-			kx_load_f(kx_in(v, lx, 0, v->dtype, r0 + k * dr, c0 + k * dc), v->dtype));
+		    op, a,
+		    kx_load_f(kx_in(v, lx, 0, v->dtype, r0 + k * dr, c0 + k * dc), v->dtype));
 	if (op == RED_MEAN)
 		a = a / (float)n;
 	kx_store_f(o, v->out_dtype, a);
@@ -163,7 +164,7 @@ void spyre_kernel__layer_norm(const struct spyre_vec *v, uint8_t *lx)
 		for (uint32_t c = 0; c < v->cols; c++)
 			out_f(v, lx, r, c,
 			      (in_f(v, lx, 0, r, c) - mean) * rstd * in_f(v, lx, 1, r, c) +
-				      in_f(v, lx, 2, r, c));
+				  in_f(v, lx, 2, r, c));
 	}
 }
 

@@ -13,7 +13,7 @@
 #define KERNEL(name, nin, shape, passes, transcendental)
 
 const struct spyre_op_info spyre_ops[] = {
-#define OP(name, cls, nin, inputs, dtypes, samples, init, doc)                                    \
+#define OP(name, cls, nin, inputs, dtypes, samples, init, doc)                                     \
 	{ #name, SPYRE_OPC_##cls, nin, inputs, dtypes, samples, doc },
 #include "../ops.def"
 #undef OP
@@ -79,8 +79,8 @@ int spyre_tensor_alloc(struct spyre_tensor *t, enum spyre_dtype dtype, const int
 	t->ndim = ndim;
 	t->data = calloc(n ? n : 1, spyre_dtype_size(dtype));
 	if (!t->data)
-		return err_set(ERR_NOMEM, "tensor: %llu elements of %s",
-			       (unsigned long long)n, spyre_dtype_name(dtype));
+		return err_set(ERR_NOMEM, "tensor: %llu elements of %s", (unsigned long long)n,
+			       spyre_dtype_name(dtype));
 	return 0;
 }
 

@@ -28,7 +28,6 @@ int ops__mm_view(const struct spyre_op_info *op, const struct spyre_tensor *a,
 		 const struct spyre_tensor *b, struct ops_mm *out);
 
 /* The axis order of transpose (perm[0] <-> perm[1]) / permute (perm) / contiguous. */
-int ops__perm(const struct spyre_op_info *op, const struct spyre_op_params *p, int ndim,
-	      int *perm);
+int ops__perm(const struct spyre_op_info *op, const struct spyre_op_params *p, int ndim, int *perm);
 
 #endif

@@ -50,8 +50,8 @@ uint64_t ops__bcast_index(const struct spyre_tensor *t, const int64_t *idx, int 
 	return off;
 }
 
-static int want_ndim(const struct spyre_op_info *op, const struct spyre_tensor *t, int i,
-		     int lo, int hi)
+static int want_ndim(const struct spyre_op_info *op, const struct spyre_tensor *t, int i, int lo,
+		     int hi)
 {
 	if (t->ndim < lo || t->ndim > hi)
 		return err_set(ERR_INVAL, "%s: input %d has %d dims, expected %d..%d", op->name, i,
@@ -158,9 +158,9 @@ static int shape_norm(const struct spyre_op_info *op, const struct spyre_tensor 
 	if (!rc && op->nin == 1)
 		rc = ops__norm_dim(op, p->dim, x->ndim, &d);
 	for (int i = 1; !rc && i < op->nin; i++)
-		rc = want_ndim(op, &in[i], i, 1, 1) ?:
-		     size_eq(op, "last dim vs weight/bias", x->shape[x->ndim - 1],
-			     in[i].shape[0]);
+		rc = want_ndim(op, &in[i], i, 1, 1)
+			 ?: size_eq(op, "last dim vs weight/bias", x->shape[x->ndim - 1],
+				    in[i].shape[0]);
 	if (rc)
 		return rc;
 	memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
@@ -198,15 +198,14 @@ static int shape_layout(const struct spyre_op_info *op, const struct spyre_tenso
 	return 0;
 }
 
-int ops__perm(const struct spyre_op_info *op, const struct spyre_op_params *p, int ndim,
-	      int *perm)
+int ops__perm(const struct spyre_op_info *op, const struct spyre_op_params *p, int ndim, int *perm)
 {
 	for (int i = 0; i < ndim; i++)
 		perm[i] = i;
 	if (strcmp(op->name, "transpose") == 0) {
 		int a, b;
-		int rc = ops__norm_dim(op, p->perm[0], ndim, &a) ?:
-			 ops__norm_dim(op, p->perm[1], ndim, &b);
+		int rc = ops__norm_dim(op, p->perm[0], ndim, &a)
+			     ?: ops__norm_dim(op, p->perm[1], ndim, &b);
 		if (rc)
 			return rc;
 		if (ndim > 0) {
@@ -234,8 +233,8 @@ static int shape_embedding(const struct spyre_op_info *op, const struct spyre_te
 {
 	const struct spyre_tensor *idx = &in[0], *w = &in[1];
 	if (spyre_dtype_is_float(idx->dtype))
-		return err_set(ERR_INVAL, "%s: indices must be an integer tensor, not %s",
-			       op->name, spyre_dtype_name(idx->dtype));
+		return err_set(ERR_INVAL, "%s: indices must be an integer tensor, not %s", op->name,
+			       spyre_dtype_name(idx->dtype));
 	int rc = want_ndim(op, idx, 0, 0, SPYRE_DIMS_MAX - 1) ?: want_ndim(op, w, 1, 2, 2);
 	if (rc)
 		return rc;
@@ -264,15 +263,15 @@ static int shape_fused(const struct spyre_op_info *op, const struct spyre_tensor
 		last = rc ? 0 : w2->shape[1];
 	} else {
 		const struct spyre_tensor *k = &in[1], *v = &in[2];
-		rc = size_eq(op, "q/k/v dims", x->ndim, k->ndim) ?:
-		     size_eq(op, "q/k/v dims", x->ndim, v->ndim);
+		rc = size_eq(op, "q/k/v dims", x->ndim, k->ndim)
+			 ?: size_eq(op, "q/k/v dims", x->ndim, v->ndim);
 		for (int d = 0; !rc && d < x->ndim - 2; d++)
-			rc = size_eq(op, "batch dim of q vs k", x->shape[d], k->shape[d]) ?:
-			     size_eq(op, "batch dim of q vs v", x->shape[d], v->shape[d]);
+			rc = size_eq(op, "batch dim of q vs k", x->shape[d], k->shape[d])
+				 ?: size_eq(op, "batch dim of q vs v", x->shape[d], v->shape[d]);
 		if (!rc)
-			rc = size_eq(op, "head dim (q vs k)", last, k->shape[k->ndim - 1]) ?:
-			     size_eq(op, "kv length (k vs v)", k->shape[k->ndim - 2],
-				     v->shape[v->ndim - 2]);
+			rc = size_eq(op, "head dim (q vs k)", last, k->shape[k->ndim - 1])
+				 ?: size_eq(op, "kv length (k vs v)", k->shape[k->ndim - 2],
+					    v->shape[v->ndim - 2]);
 		last = rc ? 0 : v->shape[v->ndim - 1];
 	}
 	if (rc)

@@ -87,13 +87,14 @@ PW(relu, x[0] > 0 ? x[0] : (isnan(x[0]) ? x[0] : 0.0))
 PW(sigmoid, sigmoid(x[0]))
 PW(tanh, tanh(x[0]))
 PW(silu, x[0] * sigmoid(x[0]))
-PW(gelu, p->approximate_tanh ? 0.5 * x[0] *
-				       (1.0 + tanh(sqrt(2.0 / M_PI) *
-						   (x[0] + 0.044715 * x[0] * x[0] * x[0])))
-			     : 0.5 * x[0] * (1.0 + erf(x[0] / sqrt(2.0))))
+PW(gelu, p->approximate_tanh
+	     ? 0.5 * x[0] * (1.0 + tanh(sqrt(2.0 / M_PI) * (x[0] + 0.044715 * x[0] * x[0] * x[0])))
+	     : 0.5 * x[0] * (1.0 + erf(x[0] / sqrt(2.0))))
 PW(softplus, x[0] > 20.0 ? x[0] : log1p(exp(x[0])))
 PW(pow, pow(x[0], p->scalar))
-PW(clamp, p->has_max && x[0] > p->scalar2 ? p->scalar2 : p->has_min && x[0] < p->scalar ? p->scalar : x[0])
+PW(clamp, p->has_max &&x[0] > p->scalar2   ? p->scalar2
+	  : p->has_min && x[0] < p->scalar ? p->scalar
+					   : x[0])
 PW(where, x[0] != 0.0 ? x[1] : x[2])
 PW(eq, x[0] == x[1])
 PW(ne, x[0] != x[1])
@@ -175,7 +176,8 @@ static int ref_softmax_any(struct ref *r, int log_out)
 			double *y = r->out + o * l.len * l.inner + i;
 			double m = -INFINITY, s = 0.0;
 			for (uint64_t k = 0; k < l.len; k++)
-				m = isnan(x[k * l.inner]) || x[k * l.inner] > m ? x[k * l.inner] : m;
+				m = isnan(x[k * l.inner]) || x[k * l.inner] > m ? x[k * l.inner]
+										: m;
 			for (uint64_t k = 0; k < l.len; k++)
 				s += exp(x[k * l.inner] - m);
 			for (uint64_t k = 0; k < l.len; k++)
@@ -210,7 +212,8 @@ static int ref_norm_any(struct ref *r, int layer)
 			var += (x[c] - mean) * (x[c] - mean);
 		double rstd = 1.0 / sqrt(var / (double)d + eps);
 		for (uint64_t c = 0; c < d; c++)
-			r->out[i * d + c] = (x[c] - mean) * rstd * r->x[1][c] + (layer ? r->x[2][c] : 0.0);
+			r->out[i * d + c] =
+			    (x[c] - mean) * rstd * r->x[1][c] + (layer ? r->x[2][c] : 0.0);
 	}
 	return 0;
 }
@@ -343,8 +346,9 @@ static int ref_embedding(struct ref *r)
 	for (uint64_t t = 0; t < nidx; t++) {
 		double ix = r->x[0][t];
 		if (!(ix >= 0 && ix < (double)vocab))
-			return err_set(ERR_INVAL, "embedding: index %g at position %llu is outside "
-						  "[0, %lld)",
+			return err_set(ERR_INVAL,
+				       "embedding: index %g at position %llu is outside "
+				       "[0, %lld)",
 				       ix, (unsigned long long)t, (long long)vocab);
 		memcpy(r->out + t * d, r->x[1] + (uint64_t)ix * d, d * sizeof(double));
 	}

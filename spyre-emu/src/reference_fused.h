@@ -38,7 +38,8 @@ static int ref_scaled_dot_product_attention(struct ref *r)
 	double scale = D ? 1.0 / sqrt((double)D) : 1.0;
 	double *s = malloc((S ? S : 1) * sizeof(double));
 	if (!s)
-		return err_set(ERR_NOMEM, "attention reference: %llu scores", (unsigned long long)S);
+		return err_set(ERR_NOMEM, "attention reference: %llu scores",
+			       (unsigned long long)S);
 	for (uint64_t b = 0; b < nb; b++)
 		for (uint64_t i = 0; i < L; i++) {
 			const double *qi = r->x[0] + (b * L + i) * D;

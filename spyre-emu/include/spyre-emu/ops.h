@@ -9,7 +9,7 @@
 #include "spyre-emu/dtype.h"
 #include "spyre-emu/layout.h"
 
-#define SPYRE_OP_INPUTS_MAX 4
+#define SPYRE_OP_INPUTS_MAX    4
 #define SPYRE_TENSOR_ELEMS_MAX ((uint64_t)1 << 31) /* elements of one host tensor */
 
 enum spyre_op_class {
