@@ -1,10 +1,10 @@
-/* Functional execution of a validated launch (spyre_launch_execute). Each core has its own LX
- * buffer, allocated only as large as the program's high-water mark. Cores run round-robin, each
- * until it blocks: on a RECV whose SEND has not happened yet, or on a BARRIER not yet reached
- * by every core. A SEND copies its bytes into a FIFO channel per (sender, receiver) pair, so a
- * core never reads another core's LX directly. Because a core blocks only on what other cores
- * must provide, and the data it receives is the same whatever the order, results do not depend
- * on the order cores run in. A round in which no core moves is a deadlock, reported with the
+/* Functional execution of a launch (spyre_launch_execute), which it validates first. Each core has
+ * its own LX buffer, allocated only as large as the program's high-water mark. Cores run
+ * round-robin, each until it blocks: on a RECV whose SEND has not happened yet, or on a BARRIER not
+ * yet reached by every core. A SEND copies its bytes into a FIFO channel per (sender, receiver)
+ * pair, so a core never reads another core's LX directly. Because a core blocks only on what other
+ * cores must provide, and the data it receives is the same whatever the order, results do not
+ * depend on the order cores run in. A round in which no core moves is a deadlock, reported with the
  * blocked cores. */
 #include <cblas.h>
 #include <inttypes.h>
@@ -269,7 +269,9 @@ int spyre_launch_execute(const struct spyre_launch *l, struct spyre_device *dev)
 	x->l = l;
 	x->dev = dev;
 	x->hw = spyre_device_hw(dev);
-	int rc = alloc_lx(x);
+	int rc = spyre_launch_validate(l, x->hw); /* a bad program never runs */
+	if (rc == 0)
+		rc = alloc_lx(x);
 	for (;;) {
 		if (rc < 0)
 			break;

@@ -75,19 +75,27 @@ static struct lx_access block(uint64_t addr, uint64_t len, uint64_t stride, uint
 	};
 }
 
+/* kernels.h conventions: input 0 of "where" is BOOL bytes; a "*_acc" kernel adds to what its
+ * output holds, so it reads it too. */
+static int kernel_reads_out(const struct spyre_kernel *k)
+{
+	size_t n = strlen(k->name);
+	return n > 4 && strcmp(k->name + n - 4, "_acc") == 0;
+}
+
 static void access_vec(const struct spyre_vec *v, struct insn_access *a)
 {
+	const struct spyre_kernel *k =
+	    v->kernel < spyre_kernels_count ? &spyre_kernels[v->kernel] : NULL;
 	uint64_t isz = spyre_dtype_size(v->dtype), osz = spyre_dtype_size(v->out_dtype);
 	int nin = v->nin <= SPYRE_VEC_IN_MAX ? v->nin : SPYRE_VEC_IN_MAX;
 	for (int i = 0; i < nin; i++) {
+		uint64_t sz = i == 0 && k && strcmp(k->name, "where") == 0 ? 1 : isz;
 		uint64_t cols = (v->bcast_col >> i) & 1 ? 1 : v->cols;
 		uint64_t rows = v->in_stride[i] == 0 ? 1 : v->rows;
-		a->rd[a->nrd++] =
-		    block(v->in[i], cols * isz, (uint64_t)v->in_stride[i] * isz, rows);
+		a->rd[a->nrd++] = block(v->in[i], cols * sz, (uint64_t)v->in_stride[i] * sz, rows);
 	}
-	enum spyre_kernel_shape shape = SPYRE_KSHAPE_ELEMENTWISE;
-	if (v->kernel < spyre_kernels_count)
-		shape = spyre_kernels[v->kernel].shape;
+	enum spyre_kernel_shape shape = k ? k->shape : SPYRE_KSHAPE_ELEMENTWISE;
 	uint64_t rows = v->rows, cols = v->cols;
 	if (shape == SPYRE_KSHAPE_ROW_REDUCE)
 		cols = 1;
@@ -95,6 +103,8 @@ static void access_vec(const struct spyre_vec *v, struct insn_access *a)
 		rows = 1;
 	a->wr = block(v->out, cols * osz, (uint64_t)v->out_stride * osz, rows);
 	a->nwr = 1;
+	if (k && kernel_reads_out(k))
+		a->rd[a->nrd++] = a->wr;
 }
 
 static void access_matmul(const struct spyre_matmul *mm, struct insn_access *a)

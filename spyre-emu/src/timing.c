@@ -302,7 +302,10 @@ int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
 		return err_set(ERR_INVAL, "timing: hardware %s has no device bandwidth or stick",
 			       hw->name);
 	struct tsim s;
-	int rc = tsim_init(&s, l, hw, t);
+	int rc = spyre_launch_validate(l, hw); /* the model trusts every extent */
+	if (rc < 0)
+		return rc;
+	rc = tsim_init(&s, l, hw, t);
 	while (rc == 0 && s.committed < s.total)
 		rc = step(&s);
 	if (rc == 0)

@@ -194,7 +194,8 @@ static int check_vec(struct vcore *v, const struct spyre_vec *x)
 			   (int)x->out_dtype);
 	for (int i = 0; i < x->nin; i++) {
 		uint32_t cols = (x->bcast_col >> i) & 1 ? 1 : x->cols;
-		if (x->in[i] % isz || (x->in_stride[i] && x->in_stride[i] < cols && x->rows > 1))
+		size_t sz = i == 0 && strcmp(k->name, "where") == 0 ? 1 : isz; /* BOOL mask */
+		if (x->in[i] % sz || (x->in_stride[i] && x->in_stride[i] < cols && x->rows > 1))
 			return bad(v,
 				   "kernel %s input %d at LX %" PRIu32 " stride %" PRIu32
 				   ": misaligned or rows overlap",

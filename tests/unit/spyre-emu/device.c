@@ -1,12 +1,14 @@
 /* Tests of spyre-emu/device: the allocator (alignment, accounting, capacity, coalescing, bad
  * frees, device_ptr bounds, a random run against an exact first-fit model) and streams and
- * events (ordering, cross-stream waits, unsatisfiable waits, errors). Copies are in
- * device_copy.c. */
+ * events (ordering, cross-stream waits, unsatisfiable waits, errors), and copies through
+ * layouts (float32 and float16 -> DL16 round trips, strided hosts, queued copies). */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "spyre-emu/device.h"
+#include "spyre-emu/dl16.h"
+#include <stdlib.h>
 
 #define STICK    128
 #define CAP      (64 * 1024) /* 512 sticks */
@@ -185,6 +187,45 @@ Test(device, ptr_bounds)
 	cr_expect_null(spyre_device_ptr(dev, b, 1), "freed");
 	cr_expect_null(spyre_device_ptr(dev, a + 200, 100), "crosses into the hole");
 	cr_expect_not_null(spyre_device_ptr(dev, c, 256));
+	spyre_device_destroy(dev);
+}
+
+Test(device, full_size_card_is_virtual)
+{
+	struct spyre_device *dev = dev_new((uint64_t)128 << 30); /* nothing of it is allocated */
+	cr_expect_eq(spyre_device_capacity(dev), (uint64_t)128 << 30);
+	uint64_t a, b;
+	cr_expect_eq(spyre_device_alloc(dev, &a, (uint64_t)129 << 30), ERR_LIMIT);
+	cr_assert_eq(spyre_device_alloc(dev, &a, 1 << 20), 0, "%s", err_last());
+	cr_assert_eq(spyre_device_alloc(dev, &b, 100), 0, "%s", err_last());
+	cr_expect_eq(b, a + (1 << 20));
+	cr_expect_not_null(spyre_device_ptr(dev, a + (1 << 20) - 8, 8));
+	cr_expect_eq(spyre_device_used(dev), (1 << 20) + STICK);
+	spyre_device_destroy(dev);
+}
+
+Test(device, many_allocations_binary_search)
+{
+	enum { N = 50000 };
+	struct spyre_device *dev = dev_new((uint64_t)N * STICK * 2);
+	static uint64_t addr[N];
+	static unsigned char *host[N];
+	for (int i = 0; i < N; i++) {
+		cr_assert_eq(spyre_device_alloc(dev, &addr[i], (i % 2) ? STICK : 2 * STICK), 0);
+		host[i] = spyre_device_ptr(dev, addr[i], 1);
+		cr_assert_not_null(host[i]);
+	}
+	for (int i = 0; i < N; i += 7) {
+		uint64_t len = (i % 2) ? STICK : 2 * STICK;
+		cr_assert_eq(spyre_device_ptr(dev, addr[i] + len - 1, 1), host[i] + len - 1, "%d",
+			     i);
+		cr_assert_null(spyre_device_ptr(dev, addr[i] + len - 1, 2), "%d crosses", i);
+	}
+	for (int i = 0; i < N; i += 2) /* every other one: N/2 holes */
+		cr_assert_eq(spyre_device_free(dev, addr[i]), 0);
+	for (int i = 1; i < N; i += 2)
+		cr_assert_eq(spyre_device_ptr(dev, addr[i], STICK), host[i], "%d", i);
+	cr_expect_null(spyre_device_ptr(dev, addr[N - 2], 1), "freed");
 	spyre_device_destroy(dev);
 }
 
@@ -515,4 +556,143 @@ Test(stream, reentry_refused_and_destroy_drains)
 	f.e = NULL;
 	spyre_device_destroy(f.dev); /* drains the stream still alive */
 	cr_expect_str_eq(f.log.text, "abc");
+}
+
+/* ---- copies (host <-> device through layouts) ---- */
+
+#define COPY_CAP (4 * 1024 * 1024)
+
+/* Host values exactly representable in both IEEE half and DL16 (integers below 512, halves). */
+static float copy_value(size_t i)
+{
+	return (float)((int)(i % 1021) - 510) * 0.5f;
+}
+
+static void *dev_bytes(struct spyre_device *dev, uint64_t addr, const struct spyre_layout *l)
+{
+	void *p = spyre_device_ptr(dev, addr, spyre_layout_bytes(l));
+	cr_assert_not_null(p, "%s", err_last());
+	return p;
+}
+
+Test(copy, float32_round_trip_unaligned)
+{
+	struct spyre_device *dev = dev_new(COPY_CAP);
+	int64_t shape[3] = { 3, 7, 45 }; /* 45 floats: 2 sticks of 32, padded */
+	struct spyre_layout l;
+	cr_assert_eq(spyre_layout_default(&l, shape, 3, SPYRE_DTYPE_FLOAT32), 0, "%s", err_last());
+	size_t n = 3 * 7 * 45;
+	float *host = malloc(n * sizeof(float)), *back = calloc(n, sizeof(float));
+	cr_assert(host && back);
+	for (size_t i = 0; i < n; i++)
+		host[i] = copy_value(i) + 0.125f;
+	uint64_t a;
+	cr_assert_eq(spyre_device_alloc(dev, &a, spyre_layout_bytes(&l)), 0);
+	cr_assert_eq(spyre_copy_to_device(dev, NULL, a, &l, host, NULL), 0, "%s", err_last());
+	const float *d = dev_bytes(dev, a, &l);
+	cr_expect_eq(d[0], host[0]);
+	cr_expect_eq(d[1], host[1]);
+	/* device_size [7, 2, 3, 32]: stick (h1, chunk, h0) */
+	cr_assert_eq(l.ndim, 4);
+	cr_expect_eq(l.device_size[1], 2);
+	cr_expect_eq(l.device_size[3], 32);
+	cr_expect_eq(d[1 * 32], host[1 * 7 * 45], "stick 1 is host row (0, 0) of h0 = 1");
+	cr_expect_eq(d[3 * 32 + 12], host[44], "stick 3 is the second chunk of row (0, 0)");
+	for (int k = 13; k < 32; k++)
+		cr_expect_eq(d[3 * 32 + k], 0.0f, "padding slot %d is zero", k);
+	cr_assert_eq(spyre_copy_to_host(dev, NULL, back, NULL, a, &l), 0, "%s", err_last());
+	cr_expect_arr_eq(back, host, n * sizeof(float));
+	free(host);
+	free(back);
+	spyre_device_destroy(dev);
+}
+
+Test(copy, float16_round_trip_becomes_dl16)
+{
+	struct spyre_device *dev = dev_new(COPY_CAP);
+	int64_t shape[3] = { 5, 10, 150 }; /* the SPYRE.md example, smaller: 150 -> 3 sticks */
+	struct spyre_layout l;
+	cr_assert_eq(spyre_layout_default(&l, shape, 3, SPYRE_DTYPE_FLOAT16), 0, "%s", err_last());
+	cr_expect_eq(l.device_dtype, SPYRE_DTYPE_DL16);
+	size_t n = 5 * 10 * 150;
+	uint16_t *host = malloc(n * 2), *back = calloc(n, 2);
+	cr_assert(host && back);
+	for (size_t i = 0; i < n; i++)
+		host[i] = spyre_half_from_f32(copy_value(i));
+	uint64_t a;
+	cr_assert_eq(spyre_device_alloc(dev, &a, spyre_layout_bytes(&l)), 0);
+	cr_assert_eq(spyre_copy_to_device(dev, NULL, a, &l, host, NULL), 0, "%s", err_last());
+	const uint16_t *d = dev_bytes(dev, a, &l);
+	cr_expect_eq(spyre_dl16_to_f32(d[0]), copy_value(0), "device holds DL16");
+	cr_expect_eq(spyre_dl16_to_f32(d[3]), copy_value(3));
+	cr_expect_neq(d[3], host[3], "DL16 bits differ from IEEE half bits");
+	cr_assert_eq(spyre_copy_to_host(dev, NULL, back, NULL, a, &l), 0, "%s", err_last());
+	cr_expect_arr_eq(back, host, n * 2);
+	free(host);
+	free(back);
+	spyre_device_destroy(dev);
+}
+
+Test(copy, strided_host_view)
+{
+	struct spyre_device *dev = dev_new(COPY_CAP);
+	enum { R = 9, C = 33 };
+	static float base[C][R], back[R][C]; /* the tensor is the transpose of `base` */
+	for (int c = 0; c < C; c++)
+		for (int r = 0; r < R; r++)
+			base[c][r] = (float)(r * 100 + c);
+	int64_t shape[2] = { R, C }, strides[2] = { 1, R };
+	struct spyre_layout l;
+	cr_assert_eq(spyre_layout_default(&l, shape, 2, SPYRE_DTYPE_FLOAT32), 0);
+	uint64_t a;
+	cr_assert_eq(spyre_device_alloc(dev, &a, spyre_layout_bytes(&l)), 0);
+	cr_assert_eq(spyre_copy_to_device(dev, NULL, a, &l, base, strides), 0, "%s", err_last());
+	cr_assert_eq(spyre_copy_to_host(dev, NULL, back, NULL, a, &l), 0, "%s", err_last());
+	for (int r = 0; r < R; r++)
+		for (int c = 0; c < C; c++)
+			cr_assert_eq(back[r][c], (float)(r * 100 + c), "[%d][%d]", r, c);
+	spyre_device_destroy(dev);
+}
+
+Test(copy, queued_on_streams_and_bad_ranges)
+{
+	struct spyre_device *dev = dev_new(COPY_CAP);
+	int64_t shape[1] = { 100 };
+	struct spyre_layout l;
+	cr_assert_eq(spyre_layout_default(&l, shape, 1, SPYRE_DTYPE_FLOAT32), 0);
+	float host[100], back[100];
+	for (int i = 0; i < 100; i++)
+		host[i] = (float)i;
+	memset(back, 0, sizeof(back));
+	uint64_t a, small;
+	cr_assert_eq(spyre_device_alloc(dev, &a, spyre_layout_bytes(&l)), 0);
+	cr_assert_eq(spyre_device_alloc(dev, &small, 128), 0);
+	struct spyre_stream *s1, *s2;
+	struct spyre_event *e;
+	cr_assert_eq(spyre_stream_create(dev, &s1), 0);
+	cr_assert_eq(spyre_stream_create(dev, &s2), 0);
+	cr_assert_eq(spyre_event_create(dev, &e), 0);
+	cr_assert_eq(spyre_copy_to_device(dev, s1, a, &l, host, NULL), 0, "%s", err_last());
+	cr_assert_eq(spyre_event_record(e, s1), 0);
+	cr_assert_eq(spyre_stream_wait_event(s2, e), 0);
+	cr_assert_eq(spyre_copy_to_host(dev, s2, back, NULL, a, &l), 0, "%s", err_last());
+	const float *d = dev_bytes(dev, a, &l);
+	cr_expect_eq(d[5], 0.0f, "queued: nothing copied yet");
+	cr_assert_eq(spyre_stream_synchronize(s2), 0, "%s", err_last());
+	cr_expect_arr_eq(back, host, sizeof(host));
+
+	cr_expect_eq(spyre_copy_to_device(dev, NULL, small, &l, host, NULL), ERR_INVAL,
+		     "400 bytes do not fit in one stick");
+	cr_expect(strstr(err_last(), "crosses the end") != NULL, "%s", err_last());
+	cr_expect_eq(spyre_copy_to_host(dev, s1, back, NULL, a + COPY_CAP, &l), ERR_NOTFOUND);
+	cr_expect_eq(spyre_copy_to_device(dev, NULL, a, NULL, host, NULL), ERR_INVAL);
+	/* freed after queuing: the copy fails when it runs, as the stream's error */
+	cr_assert_eq(spyre_copy_to_device(dev, s1, a, &l, host, NULL), 0);
+	cr_assert_eq(spyre_device_free(dev, a), 0);
+	cr_expect_eq(spyre_stream_synchronize(s1), ERR_NOTFOUND);
+	cr_expect(strstr(err_last(), "copy to device") != NULL, "%s", err_last());
+	spyre_event_destroy(e);
+	spyre_stream_destroy(s1);
+	spyre_stream_destroy(s2);
+	spyre_device_destroy(dev);
 }
