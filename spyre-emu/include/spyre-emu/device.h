@@ -29,8 +29,9 @@ int spyre_device_create(struct spyre_device **out, const struct spyre_hw *hw);
 void spyre_device_destroy(struct spyre_device *dev); /* NULL is a no-op */
 const struct spyre_hw *spyre_device_hw(const struct spyre_device *dev);
 
-/* Allocates `bytes` rounded up to whole sticks, zero-filled, stick-aligned. ERR_LIMIT (out of
- * device memory, naming what is in use) or ERR_NOMEM. */
+/* Allocates `bytes` rounded up to whole sticks (0 bytes takes one), zero-filled, stick-aligned,
+ * first fit (lowest address). ERR_LIMIT (out of device memory, naming what is in use) or
+ * ERR_NOMEM. */
 int spyre_device_alloc(struct spyre_device *dev, uint64_t *addr, uint64_t bytes);
 /* ERR_NOTFOUND for an address that is not the start of a live allocation (a double free, or
  * the middle of one). */
@@ -57,9 +58,15 @@ int spyre_stream_enqueue(struct spyre_stream *s, spyre_task_fn fn, void *ctx);
 int spyre_event_create(struct spyre_device *dev, struct spyre_event **out);
 void spyre_event_destroy(struct spyre_event *e);
 int spyre_event_record(struct spyre_event *e, struct spyre_stream *s);
+/* A wait binds to the event's latest record at the time of the wait, or, if the event was
+ * never recorded, to its next record. A wait on a record whose stream failed passes that
+ * failure on to the waiting stream. */
 int spyre_stream_wait_event(struct spyre_stream *s, struct spyre_event *e);
-int spyre_event_query(const struct spyre_event *e); /* 1 when done, 0 when pending */
-/* Runs queued work until the stream is empty; returns the first task error. */
+/* 1 when done (or never recorded, as in CUDA), 0 when pending. */
+int spyre_event_query(const struct spyre_event *e);
+/* Runs queued work until the stream is empty; returns the first task error (once: the stream
+ * drops its later tasks until the error is reported, then works again). Not from inside a
+ * task (ERR_BADSTATE). The device form reports the earliest error of all streams. */
 int spyre_stream_synchronize(struct spyre_stream *s);
 int spyre_device_synchronize(struct spyre_device *dev);
 

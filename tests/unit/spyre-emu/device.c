@@ -8,20 +8,19 @@
 #include "common/err.h"
 #include "spyre-emu/device.h"
 #include "spyre-emu/dl16.h"
+#include "spyre-emu/hw.h"
 #include <stdlib.h>
 
 #define STICK    128
 #define CAP      (64 * 1024) /* 512 sticks */
 #define CAP_STKS (CAP / STICK)
 
+/* The shipped description with a small memory, so capacity tests run in kilobytes. */
 static struct spyre_hw small_hw(uint64_t mem)
 {
 	struct spyre_hw hw;
-	memset(&hw, 0, sizeof(hw));
-	strcpy(hw.name, "test");
-	hw.cores = 1;
-	hw.corelets_per_core = 2;
-	hw.stick_bytes = STICK;
+	cr_assert_eq(spyre_hw_load_default(&hw), 0, "%s", err_last());
+	cr_assert_eq(hw.stick_bytes, STICK);
 	hw.dev_mem_bytes = mem;
 	return hw;
 }
@@ -192,7 +191,11 @@ Test(device, ptr_bounds)
 
 Test(device, full_size_card_is_virtual)
 {
-	struct spyre_device *dev = dev_new((uint64_t)128 << 30); /* nothing of it is allocated */
+	struct spyre_hw hw;
+	cr_assert_eq(spyre_hw_load_default(&hw), 0, "%s", err_last());
+	cr_assert_eq(hw.dev_mem_bytes, (uint64_t)128 << 30, "the shipped card has 128 GB");
+	struct spyre_device *dev; /* nothing of it is allocated */
+	cr_assert_eq(spyre_device_create(&dev, &hw), 0, "%s", err_last());
 	cr_expect_eq(spyre_device_capacity(dev), (uint64_t)128 << 30);
 	uint64_t a, b;
 	cr_expect_eq(spyre_device_alloc(dev, &a, (uint64_t)129 << 30), ERR_LIMIT);
