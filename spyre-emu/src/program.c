@@ -101,6 +101,8 @@ static void access_vec(const struct spyre_vec *v, struct insn_access *a)
 		cols = 1;
 	else if (shape == SPYRE_KSHAPE_COL_REDUCE)
 		rows = 1;
+	else if (shape == SPYRE_KSHAPE_TRANSPOSE)
+		rows = v->cols, cols = v->rows;
 	a->wr = block(v->out, cols * osz, (uint64_t)v->out_stride * osz, rows);
 	a->nwr = 1;
 	if (k && kernel_reads_out(k))

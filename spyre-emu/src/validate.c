@@ -192,6 +192,9 @@ static int check_vec(struct vcore *v, const struct spyre_vec *x)
 	if (isz == 0 || osz == 0)
 		return bad(v, "kernel %s: bad dtype %d or out_dtype %d", k->name, (int)x->dtype,
 			   (int)x->out_dtype);
+	if (k->shape == SPYRE_KSHAPE_TRANSPOSE && x->dtype != x->out_dtype)
+		return bad(v, "kernel %s moves elements: dtype %s and out_dtype %s differ", k->name,
+			   spyre_dtype_name(x->dtype), spyre_dtype_name(x->out_dtype));
 	for (int i = 0; i < x->nin; i++) {
 		uint32_t cols = (x->bcast_col >> i) & 1 ? 1 : x->cols;
 		size_t sz = i == 0 && strcmp(k->name, "where") == 0 ? 1 : isz; /* BOOL mask */
