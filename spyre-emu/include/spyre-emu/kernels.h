@@ -16,7 +16,7 @@ enum spyre_kernel_shape {
 	SPYRE_KSHAPE_ROW_REDUCE,  /* rows x 1: one value per row (a "sparse" result on a stick) */
 	SPYRE_KSHAPE_COL_REDUCE,  /* 1 x cols: across rows */
 	SPYRE_KSHAPE_ROWWISE,     /* rows x cols, each row from the whole row (softmax, norms) */
-	SPYRE_KSHAPE_TRANSPOSE, /* cols x rows: out[c][r] = in[r][c] (re-sticking a tile) */
+	SPYRE_KSHAPE_TRANSPOSE,   /* cols x rows: out[c][r] = in[r][c] (re-sticking a tile) */
 };
 
 typedef void (*spyre_kernel_fn)(const struct spyre_vec *v, uint8_t *lx);

@@ -57,7 +57,8 @@ static void run_sample(const struct spyre_op_info *op, const char *sample, enum 
 		sample_opts(&o, sample);
 		if (strcmp(op->name, "permute") == 0) { /* one of each kind of plan */
 			static const int p3[] = { 0, 2, 1 }, p4[] = { 1, 0, 2, 3 };
-			memcpy(o.params.perm, o.ndims[0] == 3 ? p3 : p4, sizeof(p4));
+			memcpy(o.params.perm, o.ndims[0] == 3 ? p3 : p4,
+			       (size_t)o.ndims[0] * sizeof(int));
 		}
 		struct spyre_run_result r;
 		int rc = spyre_run(&o, &r);
