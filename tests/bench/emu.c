@@ -32,6 +32,7 @@
 
 struct bench_cfg {
 	int smoke, json, cores, reps;
+	int no_mm, no_cases; /* --part */
 	struct spyre_hw hw;
 };
 
@@ -47,15 +48,17 @@ struct mm_fig {
 struct cases_fig {
 	int n, passed;
 	double emu_s, floor_s, ratio;
+	double add_s, mm_s; /* the emulator's total split by kind */
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: bench-emu [--smoke] [--cores N] [--reps N] [--json]\n"
+		"usage: bench-emu [--smoke] [--cores N] [--reps N] [--part P] [--json]\n"
 		"  --smoke    tiny sizes (256^3 matmul, %d small cases); a few seconds\n"
 		"  --cores N  emulated cores, 1..%d (default: 32)\n"
 		"  --reps N   repetitions per matmul figure, best kept (default 3, smoke 2)\n"
+		"  --part P   mm, cases or all (default): which figures to measure (profiling)\n"
 		"  --json     one JSON object with every figure\n",
 		BENCH_CASES_SMOKE, SPYRE_CORES_MAX);
 }
@@ -73,6 +76,13 @@ static int parse_args(struct bench_cfg *cfg, int argc, char **argv)
 		else if (strcmp(a, "--cores") == 0 && i + 1 < argc) {
 			if (num_parse_int(&cfg->cores, argv[++i], 1, SPYRE_CORES_MAX))
 				return err_prefix("--cores");
+		} else if (strcmp(a, "--part") == 0 && i + 1 < argc) {
+			const char *v = argv[++i];
+			cfg->no_mm = strcmp(v, "cases") == 0;
+			cfg->no_cases = strcmp(v, "mm") == 0;
+			if (!cfg->no_mm && !cfg->no_cases && strcmp(v, "all") != 0)
+				return err_set(ERR_INVAL, "--part: '%s' is not mm, cases or all",
+					       v);
 		} else if (strcmp(a, "--reps") == 0 && i + 1 < argc) {
 			if (num_parse_int(&cfg->reps, argv[++i], 1, BENCH_REPS_MAX))
 				return err_prefix("--reps");
@@ -212,9 +222,11 @@ static int cases_emu(struct cases_fig *f, const struct bench_cfg *cfg)
 		else
 			add_opts(&o, cfg, (uint64_t)i + 1);
 		struct spyre_run_result res;
+		uint64_t c0 = clock_mono_ns();
 		int rc = run_one(&o, &res);
 		if (rc)
 			return rc;
+		*(i % 2 ? &f->mm_s : &f->add_s) += clock_elapsed_s(c0, clock_mono_ns());
 		if (res.passed)
 			f->passed++;
 		else
@@ -272,6 +284,13 @@ static int cases_bench(struct cases_fig *f, const struct bench_cfg *cfg)
 	return 0;
 }
 
+/* Milliseconds per case of one kind: add cases are the even indices, mm the odd ones. */
+static double case_ms(double total_s, int n, int odd)
+{
+	int k = odd ? n / 2 : (n + 1) / 2;
+	return k ? total_s / k * 1e3 : 0;
+}
+
 static void print_text(const struct bench_cfg *cfg, const struct mm_fig *mm, int nmm,
 		       const struct cases_fig *cs)
 {
@@ -287,10 +306,15 @@ static void print_text(const struct bench_cfg *cfg, const struct mm_fig *mm, int
 		printf("  planning: %.3f s (every candidate), %.3f s (the named plan only)\n",
 		       f->plan_s, f->plan_one_s);
 	}
+	if (!cs->n)
+		return;
 	printf("small cases: %d (add %dx%d, mm %d^3, f16, with reference), %d passed: "
 	       "%.3f s total (target < 5 s), %.3f ms per case; host floor %.4f s, ratio %.1fx\n",
 	       cs->n, BENCH_SMALL_ADD_ROWS, BENCH_SMALL_ADD_COLS, BENCH_SMALL_MM, cs->passed,
 	       cs->emu_s, cs->emu_s / cs->n * 1e3, cs->floor_s, cs->ratio);
+	printf("  per case: add %.3f ms, mm %.3f ms; host floor per case %.4f ms\n",
+	       case_ms(cs->add_s, cs->n, 0), case_ms(cs->mm_s, cs->n, 1),
+	       cs->floor_s / cs->n * 1e3);
 }
 
 static void print_json(const struct bench_cfg *cfg, const struct mm_fig *mm, int nmm,
@@ -307,10 +331,15 @@ static void print_json(const struct bench_cfg *cfg, const struct mm_fig *mm, int
 		       i ? ", " : "", f->m, f->k, f->n, f->plan, f->emu_s, f->emu_gflops, f->blas_s,
 		       f->blas_gflops, f->ratio, f->plan_s, f->plan_one_s);
 	}
-	printf(
-	    "], \"cases\": {\"n\": %d, \"passed\": %d, \"total_s\": %.6f, \"per_case_ms\": %.6f, "
-	    "\"floor_s\": %.6f, \"ratio\": %.4f}}\n",
-	    cs->n, cs->passed, cs->emu_s, cs->emu_s / cs->n * 1e3, cs->floor_s, cs->ratio);
+	if (!cs->n) {
+		printf("], \"cases\": null}\n");
+		return;
+	}
+	printf("], \"cases\": {\"n\": %d, \"passed\": %d, \"total_s\": %.6f, "
+	       "\"per_case_ms\": %.6f, \"add_ms\": %.6f, \"mm_ms\": %.6f, \"floor_s\": %.6f, "
+	       "\"ratio\": %.4f}}\n",
+	       cs->n, cs->passed, cs->emu_s, cs->emu_s / cs->n * 1e3, case_ms(cs->add_s, cs->n, 0),
+	       case_ms(cs->mm_s, cs->n, 1), cs->floor_s, cs->ratio);
 }
 
 int main(int argc, char **argv)
@@ -326,17 +355,19 @@ int main(int argc, char **argv)
 	struct mm_fig mm[BENCH_MM_SHAPES_MAX];
 	memset(mm, 0, sizeof(mm));
 	int nmm = 0;
-	if (cfg.smoke)
+	if (!cfg.no_mm && cfg.smoke)
 		mm[nmm].m = mm[nmm].k = mm[nmm].n = 256, nmm++;
-	else {
+	else if (!cfg.no_mm) {
 		mm[nmm].m = mm[nmm].k = mm[nmm].n = 1024, nmm++;
 		mm[nmm].m = 4096, mm[nmm].k = 1024, mm[nmm].n = 4096, nmm++;
 	}
-	struct cases_fig cs = { .n = cfg.smoke ? BENCH_CASES_SMOKE : BENCH_CASES_FULL };
+	struct cases_fig cs = { .n = cfg.no_cases ? 0
+				     : cfg.smoke  ? BENCH_CASES_SMOKE
+						  : BENCH_CASES_FULL };
 	int rc = 0;
 	for (int i = 0; i < nmm && !rc; i++)
 		rc = mm_bench(&mm[i], &cfg);
-	if (!rc)
+	if (!rc && cs.n)
 		rc = cases_bench(&cs, &cfg);
 	if (rc) {
 		fprintf(stderr, "bench-emu: %s\n", err_last());
