@@ -232,13 +232,19 @@ static int ref_rms_norm(struct ref *r)
 /* c[m,n] = a[m,k] @ b[k,n] (row-major, double). */
 static void gemm(double *c, const double *a, const double *b, uint64_t m, uint64_t k, uint64_t n)
 {
-	for (uint64_t i = 0; i < m; i++)
-		for (uint64_t j = 0; j < n; j++) {
-			double s = 0.0;
-			for (uint64_t q = 0; q < k; q++)
-				s += a[i * k + q] * b[q * n + j];
-			c[i * n + j] = s;
+	/* i-q-j order: the inner loop walks rows of b and c contiguously (vectorizes, stays in
+	 * cache); each c[i][j] still sums its k products in order q = 0..k-1 */
+	for (uint64_t i = 0; i < m; i++) {
+		double *ci = c + i * n;
+		for (uint64_t j = 0; j < n; j++)
+			ci[j] = 0.0;
+		for (uint64_t q = 0; q < k; q++) {
+			double aiq = a[i * k + q];
+			const double *bq = b + q * n;
+			for (uint64_t j = 0; j < n; j++)
+				ci[j] += aiq * bq[j];
 		}
+	}
 }
 
 static int ref_matmul_any(struct ref *r)
