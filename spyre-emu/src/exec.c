@@ -30,8 +30,26 @@ struct chan {
 	struct msg *head, *tail;
 };
 
+/* LX buffers and fp32 tile scratch are kept per thread across launches: a launch never reads an
+ * LX byte it did not write (validation proves it), so the memory need not be fresh, and reusing
+ * it spares a kernel case the page faults of a new allocation. */
+struct lx_pool {
+	uint8_t *lx;
+	size_t cap;
+	float *ta, *tb; /* converted A and B tiles */
+	size_t ta_cap, tb_cap;
+};
+static _Thread_local struct lx_pool lx_pool[SPYRE_CORES_MAX];
+
+/* The A tile last converted on a core, reused while nothing overwrites it. */
+struct a_cache {
+	int valid;
+	uint32_t off, rows, cols, stride;
+};
+
 struct xcore {
 	uint8_t *lx;
+	struct a_cache acache;
 	size_t pc;
 	size_t barriers_reached; /* counting the one it waits at */
 	int waiting_barrier;
@@ -64,11 +82,23 @@ static int exec_dma(struct xrun *x, int c, const struct spyre_insn *in)
 	return 0;
 }
 
-/* A DL16 tile (rows x cols, `stride` elements apart) as dense fp32; exact. */
-static float *tile_f32(const uint8_t *lx, uint32_t off, uint32_t rows, uint32_t cols,
+/* Grows a per-thread scratch buffer to n floats. */
+static float *scratch(float **p, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		float *q = realloc(*p, n * sizeof(float));
+		if (!q)
+			return NULL;
+		*p = q;
+		*cap = n;
+	}
+	return *p;
+}
+
+/* A DL16 tile (rows x cols, `stride` elements apart) as dense fp32 in `t`; exact. */
+static float *tile_f32(float *t, const uint8_t *lx, uint32_t off, uint32_t rows, uint32_t cols,
 		       uint32_t stride)
 {
-	float *t = malloc((size_t)rows * cols * sizeof(float));
 	if (!t)
 		return NULL;
 	const uint16_t *src = (const uint16_t *)(const void *)(lx + off);
@@ -82,29 +112,50 @@ static int exec_matmul(struct xrun *x, int c, const struct spyre_matmul *mm)
 	uint8_t *lx = x->core[c].lx;
 	const float *a = (const float *)(const void *)(lx + mm->a);
 	const float *b = (const float *)(const void *)(lx + mm->b);
-	float *cc = (float *)(void *)(lx + mm->c), *ta = NULL, *tb = NULL;
+	float *cc = (float *)(void *)(lx + mm->c);
 	int lda = (int)mm->a_stride, ldb = (int)mm->b_stride;
 	if (mm->in_dtype == SPYRE_DTYPE_DL16) {
-		ta = tile_f32(lx, mm->a, mm->m, mm->k, mm->a_stride);
-		tb = mm->b_trans ? tile_f32(lx, mm->b, mm->n, mm->k, mm->b_stride)
-				 : tile_f32(lx, mm->b, mm->k, mm->n, mm->b_stride);
-		if (!ta || !tb) {
-			free(ta);
-			free(tb);
-			return err_set(ERR_NOMEM, "core %d insn %zu (matmul): fp32 tiles", c,
-				       x->core[c].pc);
+		struct lx_pool *pl = &lx_pool[c];
+		struct a_cache *ac = &x->core[c].acache;
+		if (!(ac->valid && ac->off == mm->a && ac->rows == mm->m && ac->cols == mm->k &&
+		      ac->stride == mm->a_stride)) {
+			ac->valid = 0;
+			if (!tile_f32(scratch(&pl->ta, &pl->ta_cap, (size_t)mm->m * mm->k), lx,
+				      mm->a, mm->m, mm->k, mm->a_stride))
+				return err_set(ERR_NOMEM, "core %d insn %zu (matmul): fp32 A tile",
+					       c, x->core[c].pc);
+			*ac = (struct a_cache){ 1, mm->a, mm->m, mm->k, mm->a_stride };
 		}
-		a = ta;
-		b = tb;
+		uint32_t br = mm->b_trans ? mm->n : mm->k, bc = mm->b_trans ? mm->k : mm->n;
+		if (!tile_f32(scratch(&pl->tb, &pl->tb_cap, (size_t)br * bc), lx, mm->b, br, bc,
+			      mm->b_stride))
+			return err_set(ERR_NOMEM, "core %d insn %zu (matmul): fp32 B tile", c,
+				       x->core[c].pc);
+		a = pl->ta;
+		b = pl->tb;
 		lda = (int)mm->k;
-		ldb = mm->b_trans ? (int)mm->k : (int)mm->n;
+		ldb = (int)bc;
 	}
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, mm->b_trans ? CblasTrans : CblasNoTrans,
 		    (int)mm->m, (int)mm->n, (int)mm->k, 1.0f, a, lda, b, ldb,
 		    mm->accumulate ? 1.0f : 0.0f, cc, (int)mm->c_stride);
-	free(ta);
-	free(tb);
 	return 0;
+}
+
+/* Forgets core c's converted A tile when instruction `in` writes over any of it. */
+static void acache_check(struct xrun *x, int c, const struct spyre_insn *in)
+{
+	struct a_cache *ac = &x->core[c].acache;
+	if (!ac->valid)
+		return;
+	struct insn_access a;
+	program__access(in, x->hw->stick_bytes, &a);
+	if (!a.nwr)
+		return;
+	uint64_t lo = ac->off, hi = lo + ((uint64_t)(ac->rows - 1) * ac->stride + ac->cols) * 2;
+	uint64_t wlo = a.wr.addr, whi = program__access_end(&a.wr);
+	if (wlo < hi && lo < whi)
+		ac->valid = 0;
 }
 
 static int exec_send(struct xrun *x, int c, const struct spyre_ring *r)
@@ -203,6 +254,7 @@ static int run_core(struct xrun *x, int c, int *moved)
 				*moved = 1; /* arriving at a barrier is progress */
 			return 0;
 		}
+		acache_check(x, c, &p->insns[x->core[c].pc]);
 		x->core[c].pc++;
 		*moved = 1;
 	}
@@ -242,9 +294,16 @@ static int alloc_lx(struct xrun *x)
 				       "core %d: program touches %" PRIu64
 				       " bytes of LX, more than %" PRIu64 " (validate it first)",
 				       c, peak[c], x->hw->lx_bytes);
-		x->core[c].lx = calloc(1, peak[c]);
-		if (!x->core[c].lx)
-			return err_set(ERR_NOMEM, "core %d: %" PRIu64 " bytes of LX", c, peak[c]);
+		struct lx_pool *pl = &lx_pool[c];
+		if (pl->cap < peak[c]) {
+			uint8_t *p = realloc(pl->lx, peak[c]);
+			if (!p)
+				return err_set(ERR_NOMEM, "core %d: %" PRIu64 " bytes of LX", c,
+					       peak[c]);
+			pl->lx = p;
+			pl->cap = peak[c];
+		}
+		x->core[c].lx = pl->lx;
 	}
 	return 0;
 }
@@ -252,7 +311,6 @@ static int alloc_lx(struct xrun *x)
 static void xrun_finish(struct xrun *x)
 {
 	for (int c = 0; c < SPYRE_CORES_MAX; c++) {
-		free(x->core[c].lx);
 		for (int o = 0; o < SPYRE_CORES_MAX; o++)
 			for (struct msg *m = x->chan[c][o].head, *n; m; m = n) {
 				n = m->next;
@@ -290,4 +348,14 @@ int spyre_launch_execute(const struct spyre_launch *l, struct spyre_device *dev)
 	xrun_finish(x);
 	free(x);
 	return rc;
+}
+
+void spyre_launch_release_buffers(void)
+{
+	for (int c = 0; c < SPYRE_CORES_MAX; c++) {
+		free(lx_pool[c].lx);
+		free(lx_pool[c].ta);
+		free(lx_pool[c].tb);
+		lx_pool[c] = (struct lx_pool){ 0 };
+	}
 }

@@ -162,7 +162,31 @@ static float f_scale(float x, const float *s)
 	return x * s[0] + s[1];
 }
 
-UNARY_KERNEL(copy, i_copy)
+/* copy converts between formats; the common cases (a whole fp32 tile rounded to DL16 at the
+ * end of a matmul, DL16 widened to fp32, a plain move) take the bulk conversions row by row. */
+void spyre_kernel__copy(const struct spyre_vec *v, uint8_t *lx)
+{
+	int plain = v->in_stride[0] != 0 && !(v->bcast_col & 1);
+	enum spyre_dtype i = v->dtype, o = v->out_dtype;
+	if (!plain || !((i == SPYRE_DTYPE_FLOAT32 && o == SPYRE_DTYPE_DL16) ||
+			(i == SPYRE_DTYPE_DL16 && o == SPYRE_DTYPE_FLOAT32) || i == o)) {
+		run_unary(v, lx, f_copy, i_copy);
+		return;
+	}
+	size_t isz = spyre_dtype_size(i), osz = spyre_dtype_size(o);
+	for (uint32_t r = 0; r < v->rows; r++) {
+		const uint8_t *src = lx + v->in[0] + (uint64_t)r * v->in_stride[0] * isz;
+		uint8_t *dst = lx + v->out + (uint64_t)r * v->out_stride * osz;
+		if (i == o)
+			memmove(dst, src, (size_t)v->cols * isz);
+		else if (o == SPYRE_DTYPE_DL16)
+			spyre_dl16_from_f32_n((uint16_t *)(void *)dst,
+					      (const float *)(const void *)src, v->cols);
+		else
+			spyre_dl16_to_f32_n((float *)(void *)dst,
+					    (const uint16_t *)(const void *)src, v->cols);
+	}
+}
 UNARY_KERNEL(neg, i_neg)
 UNARY_KERNEL(abs, i_abs)
 UNARY_KERNEL(exp, NULL)

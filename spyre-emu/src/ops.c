@@ -190,19 +190,37 @@ static uint64_t splitmix64(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* The generator of one input: splitmix64, and the second value of each Box-Muller pair kept
+ * for the next draw. */
+struct rng {
+	uint64_t s;
+	int have_spare;
+	double spare;
+};
+
 /* Uniform in [0, 1) with 53 random bits. */
-static double uniform(uint64_t *s)
+static double uniform(struct rng *r)
 {
-	return (double)(splitmix64(s) >> 11) * 0x1.0p-53;
+	return (double)(splitmix64(&r->s) >> 11) * 0x1.0p-53;
 }
 
-/* Standard normal (Box-Muller, one value per call: simple and deterministic). */
-static double randn(uint64_t *s)
+/* Standard normal: Marsaglia's polar method (no trigonometry), both values of each pair used. */
+static double randn(struct rng *r)
 {
-	double u1 = uniform(s), u2 = uniform(s);
-	if (u1 < 1e-300)
-		u1 = 1e-300;
-	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+	if (r->have_spare) {
+		r->have_spare = 0;
+		return r->spare;
+	}
+	double u, v, q;
+	do {
+		u = 2.0 * uniform(r) - 1.0;
+		v = 2.0 * uniform(r) - 1.0;
+		q = u * u + v * v;
+	} while (q >= 1.0 || q == 0.0);
+	double f = sqrt(-2.0 * log(q) / q);
+	r->spare = v * f;
+	r->have_spare = 1;
+	return u * f;
 }
 
 /* The init kind of input i: the i-th comma-separated word of the op's init column. */
@@ -222,15 +240,31 @@ static void init_kind(char *out, size_t cap, const char *inits, int i)
 	out[n] = '\0';
 }
 
-static double draw(const char *kind, int is_int, int64_t index_hi, uint64_t *s)
+enum init { INIT_RANDN, INIT_POS, INIT_BOOL, INIT_INDEX };
+
+static enum init init_of(const char *kind)
 {
 	if (strcmp(kind, "bool") == 0)
-		return uniform(s) < 0.5 ? 0.0 : 1.0;
+		return INIT_BOOL;
 	if (strcmp(kind, "index") == 0)
-		return (double)(int64_t)(uniform(s) * (double)index_hi);
+		return INIT_INDEX;
 	if (strcmp(kind, "pos") == 0)
-		return is_int ? (double)(1 + (int64_t)(uniform(s) * 8)) : 0.1 + 2.0 * uniform(s);
-	return is_int ? (double)((int64_t)(uniform(s) * 17) - 8) : 0.1 * randn(s);
+		return INIT_POS;
+	return INIT_RANDN;
+}
+
+static double draw(enum init kind, int is_int, int64_t index_hi, struct rng *r)
+{
+	switch (kind) {
+	case INIT_BOOL:
+		return uniform(r) < 0.5 ? 0.0 : 1.0;
+	case INIT_INDEX:
+		return (double)(int64_t)(uniform(r) * (double)index_hi);
+	case INIT_POS:
+		return is_int ? (double)(1 + (int64_t)(uniform(r) * 8)) : 0.1 + 2.0 * uniform(r);
+	default:
+		return is_int ? (double)((int64_t)(uniform(r) * 17) - 8) : 0.1 * randn(r);
+	}
 }
 
 static enum spyre_dtype input_dtype(const char *kind, enum spyre_dtype dtype)
@@ -263,11 +297,12 @@ int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in
 			return err_prefix("%s input %d", op->name, i);
 		}
 		int64_t hi = i + 1 < nin && ndims[i + 1] > 0 ? shapes[i + 1][0] : 1;
-		uint64_t s = seed ^ (0xA5A5A5A5ull * (uint64_t)(i + 1));
+		struct rng r = { .s = seed ^ (0xA5A5A5A5ull * (uint64_t)(i + 1)) };
 		uint64_t n = spyre_tensor_numel(&in[i]);
 		int is_int = !spyre_dtype_is_float(t);
+		enum init k0 = init_of(kind);
 		for (uint64_t k = 0; k < n; k++)
-			spyre_tensor_set(&in[i], k, draw(kind, is_int, hi, &s));
+			spyre_tensor_set(&in[i], k, draw(k0, is_int, hi, &r));
 	}
 	return 0;
 }

@@ -112,5 +112,8 @@ const char *spyre_opcode_name(enum spyre_opcode op);
 struct spyre_device;
 /* Runs a validated launch functionally on the device's memory (each core has its own LX). */
 int spyre_launch_execute(const struct spyre_launch *l, struct spyre_device *dev);
+/* Execution keeps each thread's LX buffers and tile scratch for the next launch (a launch never
+ * reads LX it did not write); this frees them, e.g. before a worker thread ends. */
+void spyre_launch_release_buffers(void);
 
 #endif

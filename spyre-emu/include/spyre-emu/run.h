@@ -65,6 +65,11 @@ void spyre_run_default_tol(enum spyre_dtype dtype, const char *op, double *atol,
 int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *res);
 void spyre_run_result_finish(struct spyre_run_result *res);
 
+/* spyre_run() remembers, per thread, which plan it chose for the last few (op, shapes, dtype,
+ * parameters, hardware) and its modeled timing, so a repeated kernel case builds only that plan;
+ * and execution keeps LX buffers. This frees both (before a worker thread ends). */
+void spyre_run_release_caches(void);
+
 /* Every candidate plan for the op on these shapes, timed (nothing is executed). *out is
  * malloc()ed; sorted by modeled time, invalid ones last. */
 int spyre_run_plans(const struct spyre_run_opts *o, struct spyre_plan_info **out, size_t *n);
