@@ -111,6 +111,9 @@ static int cmd_run(struct emu_args *a)
 	struct spyre_run_result r;
 	rc = spyre_run(&o, &r);
 	if (rc) {
+		/* spyre_run() can fail after it filled r.timing (a trace it cannot write), and
+		 * leaves that to us; finishing a zeroed result is a no-op. */
+		spyre_run_result_finish(&r);
 		fprintf(stderr, "spyre-ci emu run: %s\n", err_last());
 		return rc == ERR_INVAL ? CLI_USAGE : CLI_FAILED;
 	}
