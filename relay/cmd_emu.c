@@ -3,6 +3,7 @@
  * reference, `plans` lists the candidate plans with their modeled times, `ops` the op table,
  * `hw` the hardware description with the label of every value. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +260,51 @@ static int cmd_ops(struct emu_args *a)
 	return CLI_OK;
 }
 
+/* The value of a description key as a number (every key but "name"); 0 for a key this table
+ * does not know, so that a new key still lists with its label. */
+static double hw_value(const struct spyre_hw *hw, const char *key)
+{
+	const struct {
+		const char *key;
+		double v;
+	} t[] = {
+		{ "cores", hw->cores },
+		{ "corelets_per_core", hw->corelets_per_core },
+		{ "pe_rows", hw->pe_rows },
+		{ "pe_cols", hw->pe_cols },
+		{ "lx_bytes", (double)hw->lx_bytes },
+		{ "stick_bytes", hw->stick_bytes },
+		{ "ring_bytes_per_cycle", hw->ring_bytes_per_cycle },
+		{ "ring_hop_cycles", hw->ring_hop_cycles },
+		{ "dev_mem_bytes", (double)hw->dev_mem_bytes },
+		{ "dev_mem_gbps", hw->dev_mem_gbps },
+		{ "window_bytes", (double)hw->window_bytes },
+		{ "clock_ghz", hw->clock_ghz },
+		{ "vec_elems_per_cycle", hw->vec_elems_per_cycle },
+		{ "transcendental_factor", hw->transcendental_factor },
+		{ "dma_setup_cycles", hw->dma_setup_cycles },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(t[i].key, key) == 0)
+			return t[i].v;
+	return 0;
+}
+
+static json_t *hw_param_json(const struct spyre_hw *hw, const struct spyre_hw_param *p)
+{
+	json_t *e = json_object();
+	if (strcmp(p->key, "name") == 0)
+		jx_set_str(e, "value", hw->name);
+	else if (fabs(hw_value(hw, p->key)) < 9e15 &&
+		 hw_value(hw, p->key) == (double)(int64_t)hw_value(hw, p->key))
+		jx_set_int(e, "value", (int64_t)hw_value(hw, p->key));
+	else
+		jx_set_real(e, "value", hw_value(hw, p->key));
+	jx_set_str(e, "label", p->label == SPYRE_HW_FACT ? "fact" : "estimate");
+	jx_set_str(e, "source", p->source);
+	return e;
+}
+
 static int cmd_hw(struct emu_args *a)
 {
 	struct spyre_hw hw;
@@ -271,14 +317,13 @@ static int cmd_hw(struct emu_args *a)
 	for (size_t i = 0; i < hw.nparams; i++) {
 		const struct spyre_hw_param *p = &hw.params[i];
 		const char *label = p->label == SPYRE_HW_FACT ? "fact" : "estimate";
-		if (o) {
-			json_t *e = json_object();
-			jx_set_str(e, "label", label);
-			jx_set_str(e, "source", p->source);
-			jx_set_new(o, p->key, e);
-		} else {
-			printf("  %-24s %-8s %s\n", p->key, label, p->source);
-		}
+		if (o)
+			jx_set_new(o, p->key, hw_param_json(&hw, p)); /* o owns it now */
+		else if (strcmp(p->key, "name") != 0)
+			printf("  %-22s %12.15g  %-8s %s\n", p->key, hw_value(&hw, p->key), label,
+			       p->source);
+		else
+			printf("  %-22s %12s  %-8s %s\n", p->key, "(above)", label, p->source);
 	}
 	return o ? print_json(o) : CLI_OK;
 }

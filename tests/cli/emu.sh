@@ -185,8 +185,13 @@ check "hw json labels every key" py "$out" 'len(d) >= 10 and
 	all(v["label"] in ("fact", "estimate") and v["source"] for v in d.values())'
 check "hw json has facts and estimates" py "$out" \
 	'{v["label"] for v in d.values()} == {"fact", "estimate"}'
+check "hw json values" py "$out" 'd["cores"]["value"] == 32 and
+	d["lx_bytes"]["value"] == 2097152 and d["stick_bytes"]["value"] == 128 and
+	isinstance(d["name"]["value"], str)'
+expect_rc 0 "hw --hw eight_cores" "$exe" emu hw --json --hw "$(dirname "$0")/../fixtures/hw/eight_cores.yaml"
+check "hw --hw gives that file's values" py "$out" 'd["cores"]["value"] == 8'
 expect_rc 0 "hw text" "$exe" emu hw
-check "hw text labels" grep -Eq '^  [a-z_]+ +(fact|estimate) ' "$out"
+check "hw text labels" grep -Eq '^  lx_bytes +2097152  fact ' "$out"
 
 # --- help pages, and every example on them runs.
 expect_rc 0 "emu --help" "$exe" emu --help
