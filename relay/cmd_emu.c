@@ -93,6 +93,13 @@ static int cmd_layout(struct emu_args *a)
 	return CLI_OK;
 }
 
+/* Exit code for a failed spyre_run()/spyre_run_plans(): what the user asked for is bad or too
+ * big (usage, 2), or something broke underway (1). */
+static int run_exit_code(int rc)
+{
+	return rc == ERR_INVAL || rc == ERR_LIMIT ? CLI_USAGE : CLI_FAILED;
+}
+
 static json_t *util_json(const struct spyre_timing *t)
 {
 	json_t *u = json_object();
@@ -116,7 +123,7 @@ static int cmd_run(struct emu_args *a)
 		 * leaves that to us; finishing a zeroed result is a no-op. */
 		spyre_run_result_finish(&r);
 		fprintf(stderr, "spyre-ci emu run: %s\n", err_last());
-		return rc == ERR_INVAL ? CLI_USAGE : CLI_FAILED;
+		return run_exit_code(rc);
 	}
 	const struct spyre_timing *t = &r.timing;
 	if (a->json) {
@@ -191,7 +198,7 @@ static int cmd_plans(struct emu_args *a)
 	rc = spyre_run_plans(&o, &p, &n);
 	if (rc) {
 		fprintf(stderr, "spyre-ci emu plans: %s\n", err_last());
-		return rc == ERR_INVAL ? CLI_USAGE : CLI_FAILED;
+		return run_exit_code(rc);
 	}
 	if (a->json) {
 		json_t *arr = json_array();
@@ -404,7 +411,8 @@ const char cmd_emu_help[] =
     "Exit codes: 0 ok; 1 the run happened and its numbers disagree with the reference, or\n"
     "it could not finish (a --trace file that cannot be written); 2 bad usage: an unknown\n"
     "action, op, option or plan, bad --shape/--dtype/--cores text, wrong number of shapes, a\n"
-    "missing or broken --hw file, or an op on shapes the planner does not handle.\n"
+    "missing or broken --hw file, or an op on shapes the planner does not handle or that\n"
+    "exceed the emulator's limits.\n"
     "\n"
     "Examples:\n"
     "  spyre-ci emu layout --shape 5x100x150 --dtype float16\n"

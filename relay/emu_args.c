@@ -181,10 +181,11 @@ static int parse_valued(struct emu_args *a, const char *o, const char *v)
 		a->hw_path = v;
 	} else if (strcmp(o, "--trace") == 0) {
 		a->trace = v;
-	} else if (strcmp(o, "--atol") == 0) {
-		return parse_double_opt(&a->atol, o, v);
-	} else if (strcmp(o, "--rtol") == 0) {
-		return parse_double_opt(&a->rtol, o, v);
+	} else if (strcmp(o, "--atol") == 0 || strcmp(o, "--rtol") == 0) {
+		/* a tolerance is never negative (the run's "use the default" is internal) */
+		double *t = o[2] == 'a' ? &a->atol : &a->rtol;
+		if (num_parse_double(t, v, 0, 1e300) != 0)
+			return err_prefix("%s", o);
 	} else {
 		return parse_op_option(a, o, v);
 	}

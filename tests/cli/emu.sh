@@ -142,6 +142,10 @@ usage_error "--cores 33" "--cores: 33 is out of range \[1, 32\]" run --op add "$
 usage_error "--seed -1" "--seed: '-1'" run --op add "${two[@]}" --dtype float16 --seed -1
 usage_error "--atol abc" "--atol: 'abc' is not a number" run --op add "${two[@]}" \
 	--dtype float16 --atol abc
+usage_error "--atol -1" "--atol: -1 is out of range" run --op add "${two[@]}" --dtype float16 \
+	--atol -1
+usage_error "shape past the element limit" "more than [0-9]+ elements" run --op neg \
+	--shape 65536x65536 --dtype float16
 usage_error "unknown option" "unknown option '--frob'" run --op add "${two[@]}" \
 	--dtype float16 --frob 1
 usage_error "unknown option last" "unknown option '--frob'" run --op add "${two[@]}" \
