@@ -3,6 +3,7 @@
  * reference, `plans` lists the candidate plans with their modeled times, `ops` the op table,
  * `hw` the hardware description with the label of every value. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +55,19 @@ static int cmd_layout(struct emu_args *a)
 {
 	if (a->nshapes != 1)
 		return cli_usage_error(self(), "layout takes exactly one --shape");
+	if (!a->has_dtype)
+		return cli_usage_error(self(),
+				       "layout needs --dtype (float16, float32, int64, ...)");
+	if (a->ndim_order && a->ndim_order != a->ndims[0])
+		return cli_usage_error(
+		    self(),
+		    "--dim-order needs one entry per dimension of the shape (%d), "
+		    "got %d",
+		    a->ndims[0], a->ndim_order);
 	struct spyre_layout l;
-	int rc = a->has_dim_order ? spyre_layout_with_order(&l, a->shapes[0], a->ndims[0], a->dtype,
-							    a->dim_order)
-				  : spyre_layout_default(&l, a->shapes[0], a->ndims[0], a->dtype);
+	int rc = a->ndim_order ? spyre_layout_with_order(&l, a->shapes[0], a->ndims[0], a->dtype,
+							 a->dim_order)
+			       : spyre_layout_default(&l, a->shapes[0], a->ndims[0], a->dtype);
 	if (rc)
 		return cli_usage_error(self(), "%s", err_last());
 	if (a->json) {
@@ -83,6 +93,13 @@ static int cmd_layout(struct emu_args *a)
 	return CLI_OK;
 }
 
+/* Exit code for a failed spyre_run()/spyre_run_plans(): what the user asked for is bad or too
+ * big (usage, 2), or something broke underway (1). */
+static int run_exit_code(int rc)
+{
+	return rc == ERR_INVAL || rc == ERR_LIMIT ? CLI_USAGE : CLI_FAILED;
+}
+
 static json_t *util_json(const struct spyre_timing *t)
 {
 	json_t *u = json_object();
@@ -102,8 +119,11 @@ static int cmd_run(struct emu_args *a)
 	struct spyre_run_result r;
 	rc = spyre_run(&o, &r);
 	if (rc) {
+		/* spyre_run() can fail after it filled r.timing (a trace it cannot write), and
+		 * leaves that to us; finishing a zeroed result is a no-op. */
+		spyre_run_result_finish(&r);
 		fprintf(stderr, "spyre-ci emu run: %s\n", err_last());
-		return rc == ERR_INVAL ? CLI_USAGE : CLI_FAILED;
+		return run_exit_code(rc);
 	}
 	const struct spyre_timing *t = &r.timing;
 	if (a->json) {
@@ -155,6 +175,18 @@ static int cmd_run(struct emu_args *a)
 	return rc != CLI_OK ? rc : passed ? CLI_OK : CLI_FAILED;
 }
 
+/* "(default)" beside the one fastest plan; when several tie, `emu run` takes one of them (not
+ * necessarily the first listed), so each is marked as tied. */
+static const char *fastest_mark(const struct spyre_plan_info *p, size_t n, size_t i)
+{
+	if (!p[i].valid || p[i].cycles != p[0].cycles)
+		return "";
+	size_t ties = 0;
+	for (size_t k = 0; k < n; k++)
+		ties += p[k].valid && p[k].cycles == p[0].cycles;
+	return ties == 1 ? "  (default)" : "  (tied fastest)";
+}
+
 static int cmd_plans(struct emu_args *a)
 {
 	struct spyre_run_opts o;
@@ -166,7 +198,7 @@ static int cmd_plans(struct emu_args *a)
 	rc = spyre_run_plans(&o, &p, &n);
 	if (rc) {
 		fprintf(stderr, "spyre-ci emu plans: %s\n", err_last());
-		return rc == ERR_INVAL ? CLI_USAGE : CLI_FAILED;
+		return run_exit_code(rc);
 	}
 	if (a->json) {
 		json_t *arr = json_array();
@@ -203,7 +235,7 @@ static int cmd_plans(struct emu_args *a)
 		}
 		printf("%-34s %12.3f %6.1f %6.1f %6.1f %10" PRIu64 "%s\n", p[i].name,
 		       p[i].modeled_us, 100 * p[i].util_pe, 100 * p[i].util_vec,
-		       100 * p[i].util_dma, p[i].lx_peak_bytes, i == 0 ? "  (default)" : "");
+		       100 * p[i].util_dma, p[i].lx_peak_bytes, fastest_mark(p, n, i));
 	}
 	free(p);
 	return CLI_OK;
@@ -235,6 +267,51 @@ static int cmd_ops(struct emu_args *a)
 	return CLI_OK;
 }
 
+/* The value of a description key as a number (every key but "name"); 0 for a key this table
+ * does not know, so that a new key still lists with its label. */
+static double hw_value(const struct spyre_hw *hw, const char *key)
+{
+	const struct {
+		const char *key;
+		double v;
+	} t[] = {
+		{ "cores", hw->cores },
+		{ "corelets_per_core", hw->corelets_per_core },
+		{ "pe_rows", hw->pe_rows },
+		{ "pe_cols", hw->pe_cols },
+		{ "lx_bytes", (double)hw->lx_bytes },
+		{ "stick_bytes", hw->stick_bytes },
+		{ "ring_bytes_per_cycle", hw->ring_bytes_per_cycle },
+		{ "ring_hop_cycles", hw->ring_hop_cycles },
+		{ "dev_mem_bytes", (double)hw->dev_mem_bytes },
+		{ "dev_mem_gbps", hw->dev_mem_gbps },
+		{ "window_bytes", (double)hw->window_bytes },
+		{ "clock_ghz", hw->clock_ghz },
+		{ "vec_elems_per_cycle", hw->vec_elems_per_cycle },
+		{ "transcendental_factor", hw->transcendental_factor },
+		{ "dma_setup_cycles", hw->dma_setup_cycles },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(t[i].key, key) == 0)
+			return t[i].v;
+	return 0;
+}
+
+static json_t *hw_param_json(const struct spyre_hw *hw, const struct spyre_hw_param *p)
+{
+	json_t *e = json_object();
+	if (strcmp(p->key, "name") == 0)
+		jx_set_str(e, "value", hw->name);
+	else if (fabs(hw_value(hw, p->key)) < 9e15 &&
+		 hw_value(hw, p->key) == (double)(int64_t)hw_value(hw, p->key))
+		jx_set_int(e, "value", (int64_t)hw_value(hw, p->key));
+	else
+		jx_set_real(e, "value", hw_value(hw, p->key));
+	jx_set_str(e, "label", p->label == SPYRE_HW_FACT ? "fact" : "estimate");
+	jx_set_str(e, "source", p->source);
+	return e;
+}
+
 static int cmd_hw(struct emu_args *a)
 {
 	struct spyre_hw hw;
@@ -247,40 +324,40 @@ static int cmd_hw(struct emu_args *a)
 	for (size_t i = 0; i < hw.nparams; i++) {
 		const struct spyre_hw_param *p = &hw.params[i];
 		const char *label = p->label == SPYRE_HW_FACT ? "fact" : "estimate";
-		if (o) {
-			json_t *e = json_object();
-			jx_set_str(e, "label", label);
-			jx_set_str(e, "source", p->source);
-			jx_set_new(o, p->key, e);
-		} else {
-			printf("  %-24s %-8s %s\n", p->key, label, p->source);
-		}
+		if (o)
+			jx_set_new(o, p->key, hw_param_json(&hw, p)); /* o owns it now */
+		else if (strcmp(p->key, "name") != 0)
+			printf("  %-22s %12.15g  %-8s %s\n", p->key, hw_value(&hw, p->key), label,
+			       p->source);
+		else
+			printf("  %-22s %12s  %-8s %s\n", p->key, "(above)", label, p->source);
 	}
 	return o ? print_json(o) : CLI_OK;
 }
 
 int cmd_emu_main(int argc, char **argv)
 {
-	if (argc < 2)
-		return cli_usage_error(self(), "expected an action: layout, run, plans, ops or hw");
 	struct emu_args a;
-	int rc = emu_args_parse(&a, argc - 1, argv + 1);
-	if (rc)
+	if (emu_args_parse(&a, argc - 1, argv + 1) != 0)
 		return cli_usage_error(self(), "%s", err_last());
-	const char *act = argv[1];
-	if (strcmp(act, "layout") == 0)
+	int rc = CLI_USAGE;
+	switch (a.action) {
+	case EMU_LAYOUT:
 		rc = cmd_layout(&a);
-	else if (strcmp(act, "run") == 0)
+		break;
+	case EMU_RUN:
 		rc = cmd_run(&a);
-	else if (strcmp(act, "plans") == 0)
+		break;
+	case EMU_PLANS:
 		rc = cmd_plans(&a);
-	else if (strcmp(act, "ops") == 0)
+		break;
+	case EMU_OPS:
 		rc = cmd_ops(&a);
-	else if (strcmp(act, "hw") == 0)
+		break;
+	case EMU_HW:
 		rc = cmd_hw(&a);
-	else
-		rc = cli_usage_error(self(), "unknown action '%s' (layout, run, plans, ops, hw)",
-				     act);
+		break;
+	}
 	emu_args_finish(&a);
 	return rc;
 }
@@ -298,11 +375,13 @@ const char cmd_emu_help[] =
     "  layout --shape S --dtype D [--dim-order 1,0,2] [--json]\n"
     "      the device layout of a host tensor: device_size and stride_map.\n"
     "  run --op OP --shape S [--shape S ...] --dtype D [--cores N] [--seed N]\n"
-    "      [--plan NAME] [--hw FILE] [--trace FILE] [--json] [op options]\n"
+    "      [--plan NAME] [--hw FILE] [--trace FILE] [--atol X] [--rtol X] [--json]\n"
+    "      [op options]\n"
     "      plans the op, runs it, and checks it against a float64 host reference.\n"
     "      Exit 0 when the numbers agree within tolerance, 1 when they do not.\n"
-    "  plans --op OP --shape S ... --dtype D [--cores N] [--json]\n"
-    "      every candidate plan with its modeled time; the fastest is the default.\n"
+    "  plans --op OP --shape S ... --dtype D [--cores N] [--hw FILE] [--json] [op options]\n"
+    "      every candidate plan with its modeled time; the fastest is the default (the\n"
+    "      JSON lists {\"plans\": [{\"name\", \"valid\", \"modeled_us\", ...}]}, fastest first).\n"
     "  ops [--json]     the op table: inputs, dtypes and default sample shapes.\n"
     "  hw [--hw FILE] [--json]\n"
     "      the hardware description, each value labelled fact or estimate.\n"
@@ -327,6 +406,13 @@ const char cmd_emu_help[] =
     "  --approximate tanh|none    gelu\n"
     "  --causal                   scaled_dot_product_attention\n"
     "  --eps X                    layer_norm, rms_norm\n"
+    "Each option fits only the actions shown above; another is a usage error.\n"
+    "\n"
+    "Exit codes: 0 ok; 1 the run happened and its numbers disagree with the reference, or\n"
+    "it could not finish (a --trace file that cannot be written); 2 bad usage: an unknown\n"
+    "action, op, option or plan, bad --shape/--dtype/--cores text, wrong number of shapes, a\n"
+    "missing or broken --hw file, or an op on shapes the planner does not handle or that\n"
+    "exceed the emulator's limits.\n"
     "\n"
     "Examples:\n"
     "  spyre-ci emu layout --shape 5x100x150 --dtype float16\n"

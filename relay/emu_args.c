@@ -53,25 +53,107 @@ int emu_parse_int_list(int *out, int cap, const char *text, int max)
 	return n;
 }
 
-static int need_value(int i, int argc, char **argv)
+/* Every option, whether it takes a value, and the actions it fits. */
+struct emu_option {
+	const char *name;
+	int takes_value;
+	unsigned actions;
+};
+
+#define SHAPED  (EMU_LAYOUT | EMU_RUN | EMU_PLANS)
+#define PLANNED (EMU_RUN | EMU_PLANS)
+static const struct emu_option emu_options[] = {
+	{ "--json", 0, SHAPED | EMU_OPS | EMU_HW },
+	{ "--shape", 1, SHAPED },
+	{ "--dtype", 1, SHAPED },
+	{ "--dim-order", 1, EMU_LAYOUT },
+	{ "--op", 1, PLANNED },
+	{ "--cores", 1, PLANNED },
+	{ "--hw", 1, PLANNED | EMU_HW },
+	{ "--seed", 1, EMU_RUN },
+	{ "--plan", 1, EMU_RUN },
+	{ "--trace", 1, EMU_RUN },
+	{ "--atol", 1, EMU_RUN },
+	{ "--rtol", 1, EMU_RUN },
+	{ "--dim", 1, PLANNED },
+	{ "--keepdim", 0, PLANNED },
+	{ "--exponent", 1, PLANNED },
+	{ "--min", 1, PLANNED },
+	{ "--max", 1, PLANNED },
+	{ "--eps", 1, PLANNED },
+	{ "--perm", 1, PLANNED },
+	{ "--approximate", 1, PLANNED },
+	{ "--causal", 0, PLANNED },
+};
+
+static const struct {
+	const char *name;
+	enum emu_action action;
+} emu_actions[] = {
+	{ "layout", EMU_LAYOUT }, { "run", EMU_RUN }, { "plans", EMU_PLANS },
+	{ "ops", EMU_OPS },       { "hw", EMU_HW },
+};
+
+static const struct emu_option *option_find(const char *name)
 {
-	if (i + 1 >= argc)
-		return err_set(ERR_INVAL, "%s needs a value", argv[i]);
-	return 0;
+	for (size_t i = 0; i < sizeof(emu_options) / sizeof(emu_options[0]); i++)
+		if (strcmp(emu_options[i].name, name) == 0)
+			return &emu_options[i];
+	return NULL;
 }
 
 static int parse_double_opt(double *out, const char *name, const char *v)
 {
 	if (num_parse_double(out, v, -1e300, 1e300) != 0)
-		return err_set(ERR_INVAL, "%s: %s", name, err_last());
+		return err_prefix("%s", name);
 	return 0;
 }
 
-/* One option with a value at argv[i]; returns 1 if it consumed it, 0 if unknown, < 0 error. */
-static int parse_valued(struct emu_args *a, const char *o, const char *v)
+/* "--perm 0,2,1" and "--dim-order 1,0,2": the list and its length. */
+static int parse_list_opt(int *out, int *n, const char *name, const char *v)
+{
+	int rc = emu_parse_int_list(out, SPYRE_DIMS_MAX, v, SPYRE_DIMS_MAX);
+	if (rc < 0)
+		return err_prefix("%s", name);
+	*n = rc;
+	return 0;
+}
+
+/* Op options: the value of option o (known to fit the action). 0 or ERR_INVAL. */
+static int parse_op_option(struct emu_args *a, const char *o, const char *v)
 {
 	struct spyre_op_params *p = &a->params;
 	int64_t i64;
+	if (strcmp(o, "--dim") == 0) {
+		if (num_parse_i64(&i64, v, -SPYRE_DIMS_MAX, SPYRE_DIMS_MAX - 1) != 0)
+			return err_prefix("--dim");
+		p->dim = (int)i64;
+	} else if (strcmp(o, "--exponent") == 0) {
+		return parse_double_opt(&p->scalar, o, v);
+	} else if (strcmp(o, "--min") == 0) {
+		p->has_min = 1;
+		return parse_double_opt(&p->scalar, o, v);
+	} else if (strcmp(o, "--max") == 0) {
+		p->has_max = 1;
+		return parse_double_opt(&p->scalar2, o, v);
+	} else if (strcmp(o, "--eps") == 0) {
+		return parse_double_opt(&p->eps, o, v);
+	} else if (strcmp(o, "--perm") == 0) {
+		return parse_list_opt(p->perm, &a->nperm, o, v);
+	} else if (strcmp(o, "--approximate") == 0) {
+		if (strcmp(v, "tanh") == 0)
+			p->approximate_tanh = 1;
+		else if (strcmp(v, "none") == 0)
+			p->approximate_tanh = 0;
+		else
+			return err_set(ERR_INVAL, "--approximate takes tanh or none, not '%s'", v);
+	}
+	return 0;
+}
+
+/* The value v of option o (known to fit the action). 0 or ERR_INVAL. */
+static int parse_valued(struct emu_args *a, const char *o, const char *v)
+{
 	if (strcmp(o, "--op") == 0) {
 		a->op = v;
 	} else if (strcmp(o, "--shape") == 0) {
@@ -83,56 +165,51 @@ static int parse_valued(struct emu_args *a, const char *o, const char *v)
 		a->nshapes++;
 	} else if (strcmp(o, "--dtype") == 0) {
 		if (spyre_dtype_parse(&a->dtype, v) != 0)
-			return ERR_INVAL;
+			return err_prefix("--dtype");
 		a->has_dtype = 1;
 	} else if (strcmp(o, "--dim-order") == 0) {
-		if (emu_parse_int_list(a->dim_order, SPYRE_DIMS_MAX, v, SPYRE_DIMS_MAX) < 0)
-			return ERR_INVAL;
-		a->has_dim_order = 1;
+		return parse_list_opt(a->dim_order, &a->ndim_order, o, v);
 	} else if (strcmp(o, "--cores") == 0) {
 		if (num_parse_int(&a->cores, v, 1, SPYRE_CORES_MAX) != 0)
-			return err_set(ERR_INVAL, "--cores: %s", err_last());
+			return err_prefix("--cores");
 	} else if (strcmp(o, "--seed") == 0) {
 		if (num_parse_u64(&a->seed, v, 0, UINT64_MAX) != 0)
-			return err_set(ERR_INVAL, "--seed: %s", err_last());
+			return err_prefix("--seed");
 	} else if (strcmp(o, "--plan") == 0) {
 		a->plan = v;
 	} else if (strcmp(o, "--hw") == 0) {
 		a->hw_path = v;
 	} else if (strcmp(o, "--trace") == 0) {
 		a->trace = v;
-	} else if (strcmp(o, "--atol") == 0) {
-		return parse_double_opt(&a->atol, o, v) ? ERR_INVAL : 1;
-	} else if (strcmp(o, "--rtol") == 0) {
-		return parse_double_opt(&a->rtol, o, v) ? ERR_INVAL : 1;
-	} else if (strcmp(o, "--dim") == 0) {
-		if (num_parse_i64(&i64, v, -SPYRE_DIMS_MAX, SPYRE_DIMS_MAX - 1) != 0)
-			return err_set(ERR_INVAL, "--dim: %s", err_last());
-		p->dim = (int)i64;
-	} else if (strcmp(o, "--exponent") == 0) {
-		return parse_double_opt(&p->scalar, o, v) ? ERR_INVAL : 1;
-	} else if (strcmp(o, "--min") == 0) {
-		p->has_min = 1;
-		return parse_double_opt(&p->scalar, o, v) ? ERR_INVAL : 1;
-	} else if (strcmp(o, "--max") == 0) {
-		p->has_max = 1;
-		return parse_double_opt(&p->scalar2, o, v) ? ERR_INVAL : 1;
-	} else if (strcmp(o, "--eps") == 0) {
-		return parse_double_opt(&p->eps, o, v) ? ERR_INVAL : 1;
-	} else if (strcmp(o, "--perm") == 0) {
-		if (emu_parse_int_list(p->perm, SPYRE_DIMS_MAX, v, SPYRE_DIMS_MAX) < 0)
-			return ERR_INVAL;
-	} else if (strcmp(o, "--approximate") == 0) {
-		if (strcmp(v, "tanh") == 0)
-			p->approximate_tanh = 1;
-		else if (strcmp(v, "none") == 0)
-			p->approximate_tanh = 0;
-		else
-			return err_set(ERR_INVAL, "--approximate takes tanh or none, not '%s'", v);
+	} else if (strcmp(o, "--atol") == 0 || strcmp(o, "--rtol") == 0) {
+		/* a tolerance is never negative (the run's "use the default" is internal) */
+		double *t = o[2] == 'a' ? &a->atol : &a->rtol;
+		if (num_parse_double(t, v, 0, 1e300) != 0)
+			return err_prefix("%s", o);
 	} else {
-		return 0;
+		return parse_op_option(a, o, v);
 	}
-	return 1;
+	return 0;
+}
+
+static void set_flag(struct emu_args *a, const char *o)
+{
+	if (strcmp(o, "--json") == 0)
+		a->json = 1;
+	else if (strcmp(o, "--keepdim") == 0)
+		a->params.keepdim = 1;
+	else if (strcmp(o, "--causal") == 0)
+		a->params.causal = 1;
+}
+
+static int parse_action(struct emu_args *a, const char *name)
+{
+	for (size_t i = 0; i < sizeof(emu_actions) / sizeof(emu_actions[0]); i++)
+		if (strcmp(emu_actions[i].name, name) == 0) {
+			a->action = emu_actions[i].action;
+			return 0;
+		}
+	return err_set(ERR_INVAL, "unknown action '%s' (layout, run, plans, ops, hw)", name);
 }
 
 int emu_args_parse(struct emu_args *a, int argc, char **argv)
@@ -144,30 +221,27 @@ int emu_args_parse(struct emu_args *a, int argc, char **argv)
 	a->params.dim = -1;
 	a->params.perm[0] = 0;
 	a->params.perm[1] = 1;
+	if (argc < 1)
+		return err_set(ERR_INVAL, "expected an action: layout, run, plans, ops or hw");
+	if (parse_action(a, argv[0]) != 0)
+		return ERR_INVAL;
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i];
-		if (strcmp(o, "--json") == 0) {
-			a->json = 1;
-			continue;
-		}
-		if (strcmp(o, "--keepdim") == 0) {
-			a->params.keepdim = 1;
-			continue;
-		}
-		if (strcmp(o, "--causal") == 0) {
-			a->params.causal = 1;
-			continue;
-		}
-		if (strncmp(o, "--", 2) != 0)
+		const struct emu_option *opt = option_find(o);
+		if (!opt && strncmp(o, "--", 2) != 0)
 			return err_set(ERR_INVAL, "unexpected argument '%s'", o);
-		if (need_value(i, argc, argv) != 0)
-			return ERR_INVAL;
-		int rc = parse_valued(a, o, argv[i + 1]);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
+		if (!opt)
 			return err_set(ERR_INVAL, "unknown option '%s'", o);
-		i++;
+		if (!(opt->actions & a->action))
+			return err_set(ERR_INVAL, "%s is not an option of `emu %s`", o, argv[0]);
+		if (!opt->takes_value) {
+			set_flag(a, o);
+			continue;
+		}
+		if (i + 1 >= argc)
+			return err_set(ERR_INVAL, "%s needs a value", o);
+		if (parse_valued(a, o, argv[++i]) != 0)
+			return ERR_INVAL;
 	}
 	return 0;
 }
@@ -175,6 +249,24 @@ int emu_args_parse(struct emu_args *a, int argc, char **argv)
 void emu_args_finish(struct emu_args *a)
 {
 	(void)a;
+}
+
+/* permute needs one --perm entry per dimension, transpose two; other ops take none. */
+static int check_perm(const struct emu_args *a, const struct spyre_op_info *op)
+{
+	int permute = strcmp(op->name, "permute") == 0;
+	int transpose = strcmp(op->name, "transpose") == 0;
+	if (!permute && !transpose)
+		return a->nperm ? err_set(ERR_INVAL, "%s takes no --perm", op->name) : 0;
+	if (permute && a->nperm != a->ndims[0])
+		return err_set(ERR_INVAL,
+			       "permute needs --perm with one entry per dimension of the input "
+			       "(%d), got %d",
+			       a->ndims[0], a->nperm);
+	if (transpose && a->nperm && a->nperm != 2)
+		return err_set(ERR_INVAL, "transpose takes --perm D0,D1 (two dimensions), got %d",
+			       a->nperm);
+	return 0;
 }
 
 int emu_args_to_opts(struct emu_args *a, struct spyre_run_opts *o)
@@ -190,6 +282,8 @@ int emu_args_to_opts(struct emu_args *a, struct spyre_run_opts *o)
 	if (!a->has_dtype)
 		return err_set(ERR_INVAL, "--dtype is required (%s supports %s)", op->name,
 			       op->dtypes);
+	if (check_perm(a, op) != 0)
+		return ERR_INVAL;
 	int rc =
 	    a->hw_path ? spyre_hw_load_file(&a->hw, a->hw_path) : spyre_hw_load_default(&a->hw);
 	if (rc)

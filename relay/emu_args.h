@@ -8,7 +8,17 @@
 #include "spyre-emu/ops.h"
 #include "spyre-emu/run.h"
 
+/* The actions of `spyre-ci emu`, as bits so that each option can name the actions it fits. */
+enum emu_action {
+	EMU_LAYOUT = 1 << 0,
+	EMU_RUN = 1 << 1,
+	EMU_PLANS = 1 << 2,
+	EMU_OPS = 1 << 3,
+	EMU_HW = 1 << 4,
+};
+
 struct emu_args {
+	enum emu_action action;
 	const char *op;
 	int nshapes;
 	int64_t shapes[SPYRE_OP_INPUTS_MAX][SPYRE_DIMS_MAX];
@@ -16,8 +26,9 @@ struct emu_args {
 	enum spyre_dtype dtype;
 	int has_dtype;
 	int dim_order[SPYRE_DIMS_MAX];
-	int has_dim_order;
-	int cores; /* 0: the description's */
+	int ndim_order; /* 0: no --dim-order */
+	int nperm;      /* 0: no --perm */
+	int cores;      /* 0: the description's */
 	uint64_t seed;
 	const char *plan;
 	const char *hw_path;
@@ -28,7 +39,8 @@ struct emu_args {
 	struct spyre_hw hw; /* loaded by emu_args_to_opts */
 };
 
-/* argv[0] is the action. 0 or ERR_INVAL with the problem in err_last(). */
+/* argv[0] is the action (layout, run, plans, ops, hw); the options must fit it. 0 or ERR_INVAL
+ * with the problem in err_last(). */
 int emu_args_parse(struct emu_args *a, int argc, char **argv);
 void emu_args_finish(struct emu_args *a);
 /* Loads the hardware description, applies --cores, fills *o (which points into a). */
