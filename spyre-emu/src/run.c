@@ -393,12 +393,12 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 	uint64_t best_cycles = UINT64_MAX;
 	int found = !o->plan;
 	struct plan_key key;
-	int cacheable = !rc && !o->plan && !o->trace_path;
+	int cacheable = !rc && !o->plan && !o->trace_path, cached = 0;
 	if (cacheable) {
 		key_of(&key, o, &s.ctx);
-		have = found = run_cached(&s, &key, &best, &r->timing);
+		have = found = cached = run_cached(&s, &key, &best, &r->timing);
 	}
-	for (int i = 0; !rc && !have && i < s.nvariants; i++) {
+	for (int i = 0; !rc && !cached && i < s.nvariants; i++) {
 		const struct plan_variant *v = &s.variants[i];
 		if (o->plan && strcmp(o->plan, v->name) != 0)
 			continue;
@@ -410,7 +410,9 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 		int vrc = try_variant(&s, v, &l, &info, &t, o->trace_path != NULL);
 		if (vrc && o->plan)
 			rc = err_prefix("plan %s", v->name);
-		if (!vrc && t.cycles < best_cycles) {
+		/* fewest cycles, ties to the first name: the order spyre_run_plans lists */
+		if (!vrc && (t.cycles < best_cycles ||
+			     (t.cycles == best_cycles && strcmp(v->name, best.plan) < 0))) {
 			if (have) {
 				spyre_launch_finish(&best);
 				spyre_timing_finish(&r->timing);
@@ -426,7 +428,7 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 	}
 	if (!rc && !found)
 		rc = err_set(ERR_INVAL, "no plan named '%s' (see `spyre-ci emu plans`)", o->plan);
-	if (!rc && have && cacheable && best_cycles != UINT64_MAX)
+	if (!rc && have && cacheable && !cached)
 		cache_put(&key, best.plan, &r->timing);
 	if (!rc && !have)
 		rc = err_set(ERR_INVAL, "no valid plan for %s on these shapes", s.op->name);
@@ -460,12 +462,15 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 	if (have)
 		spyre_launch_finish(&best);
 	run_state_finish(&s);
+	if (rc) /* a failed run hands nothing back: the caller need not finish it */
+		spyre_run_result_finish(r);
 	return rc;
 }
 
 void spyre_run_result_finish(struct spyre_run_result *res)
 {
 	spyre_timing_finish(&res->timing);
+	memset(&res->timing, 0, sizeof(res->timing));
 }
 
 void spyre_run_release_caches(void)

@@ -23,7 +23,7 @@ declare -A shape=(
 	[addmm]="150;67x129;129x150"
 	[swiglu_mlp]="67x129;129x150;129x150;150x129"
 	[scaled_dot_product_attention]="2x67x64;2x67x64;2x67x64"
-	[transpose]="4x150x67"
+	[transpose]="67x256"
 )
 declare -A opts=(
 	[pow]="--exponent 2"

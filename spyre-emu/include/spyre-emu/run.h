@@ -60,7 +60,8 @@ struct spyre_plan_info {
 void spyre_run_opts_init(struct spyre_run_opts *o);
 void spyre_run_default_tol(enum spyre_dtype dtype, const char *op, double *atol, double *rtol);
 
-/* Runs and fills *res (spyre_run_result_finish() it). 0 when the run happened (res->passed
+/* Runs and fills *res (spyre_run_result_finish() it; after an error there is nothing to
+ * finish, and finishing is harmless). 0 when the run happened (res->passed
  * says whether the numbers agree), else an error: bad op, shapes or plan (ERR_INVAL), ... */
 int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *res);
 void spyre_run_result_finish(struct spyre_run_result *res);

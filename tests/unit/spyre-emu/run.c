@@ -328,3 +328,30 @@ Test(run, other_hardware_descriptions, .timeout = 120)
 		run_on(files[i], "scaled_dot_product_attention", "2x67x64,2x67x64,2x67x64");
 	}
 }
+
+Test(run, runs_the_plan_that_plans_lists_first_and_remembers_it)
+{
+	struct spyre_plan_info *p;
+	size_t n;
+	plans_of("mm", "67x129,129x150", 4, &p, &n);
+	struct spyre_hw hw;
+	cr_assert_eq(spyre_hw_load_default(&hw), 0);
+	cr_assert_eq(spyre_hw_set_cores(&hw, 4), 0);
+	struct spyre_run_opts o;
+	spyre_run_opts_init(&o);
+	o.op = "mm";
+	o.dtype = SPYRE_DTYPE_FLOAT16;
+	o.hw = &hw;
+	sample_opts(&o, "67x129,129x150");
+	for (int i = 0; i < 2; i++) { /* the second run hits the plan cache */
+		struct spyre_run_result r;
+		o.seed = (uint64_t)i;
+		cr_assert_eq(spyre_run(&o, &r), 0, "%s", err_last());
+		cr_expect_str_eq(r.plan, p[0].name, "run %d", i);
+		cr_expect_eq(r.timing.cycles, p[0].cycles, "run %d", i);
+		cr_expect(r.passed);
+		spyre_run_result_finish(&r);
+	}
+	spyre_run_release_caches();
+	free(p);
+}
