@@ -190,12 +190,9 @@ static uint64_t splitmix64(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* The generator of one input: splitmix64, and the second value of each Box-Muller pair kept
- * for the next draw. */
+/* The generator of one input: splitmix64. */
 struct rng {
 	uint64_t s;
-	int have_spare;
-	double spare;
 };
 
 /* Uniform in [0, 1) with 53 random bits. */
@@ -204,23 +201,15 @@ static double uniform(struct rng *r)
 	return (double)(splitmix64(&r->s) >> 11) * 0x1.0p-53;
 }
 
-/* Standard normal: Marsaglia's polar method (no trigonometry), both values of each pair used. */
+/* Approximately standard normal: the sum of four uniforms from one 64-bit draw, centred and
+ * scaled to unit variance (Irwin-Hall). Bounded at +-3.46 sigma, which suits test inputs (no
+ * outliers that swamp a tolerance) and costs one generator step, no logarithm. */
 static double randn(struct rng *r)
 {
-	if (r->have_spare) {
-		r->have_spare = 0;
-		return r->spare;
-	}
-	double u, v, q;
-	do {
-		u = 2.0 * uniform(r) - 1.0;
-		v = 2.0 * uniform(r) - 1.0;
-		q = u * u + v * v;
-	} while (q >= 1.0 || q == 0.0);
-	double f = sqrt(-2.0 * log(q) / q);
-	r->spare = v * f;
-	r->have_spare = 1;
-	return u * f;
+	uint64_t x = splitmix64(&r->s);
+	double sum = (double)(x & 0xFFFF) + (double)(x >> 16 & 0xFFFF) +
+		     (double)(x >> 32 & 0xFFFF) + (double)(x >> 48);
+	return (sum / 65536.0 - 2.0) * 1.7320508075688772; /* sqrt(12 / 4) */
 }
 
 /* The init kind of input i: the i-th comma-separated word of the op's init column. */
