@@ -135,6 +135,7 @@ int plan__zero_fill(struct plan_ctx *c, int core, uint32_t src, enum spyre_dtype
 
 int plan_variants(const struct plan_ctx *c, struct plan_variant *out)
 {
+	memset(out, 0, PLAN_VARIANTS_MAX * sizeof(*out)); /* unset parameters read as 0 */
 	switch (c->op->cls) {
 	case SPYRE_OPC_POINTWISE:
 		return plan__variants_pointwise(c, out);

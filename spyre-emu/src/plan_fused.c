@@ -40,7 +40,7 @@ static int mm_phase(const struct plan_ctx *c, const struct plan_tensor *a,
 	sub.in[1] = *b;
 	sub.out = *out;
 	struct plan_variant v[PLAN_VARIANTS_MAX];
-	int n = plan__variants_matmul(&sub, v);
+	int n = plan_variants(&sub, v);
 	if (n < 0)
 		return n;
 	int pick = 0;
