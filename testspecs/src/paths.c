@@ -38,10 +38,10 @@ static int normalise(char *p, size_t floor)
 		if (n == 2 && p[s] == '.' && p[s + 1] == '.') {
 			if (out <= floor)
 				return -1;
-			size_t k = out - 1; /* drop the trailing '/' and the segment before it */
+			size_t k = out; /* drop the last segment and the '/' before it */
 			while (k > floor && p[k - 1] != '/')
 				k--;
-			out = k;
+			out = k > floor ? k - 1 : k;
 			continue;
 		}
 		if (out > 0 && p[out - 1] != '/')

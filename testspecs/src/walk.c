@@ -280,9 +280,15 @@ bool walk_mode(struct walk *w, const struct ynode *n, enum spec_mode *out, const
 {
 	if (n->kind == YN_SCALAR && testspecs_mode_parse(n->text, out) == 0)
 		return true;
+	if (n->kind != YN_SCALAR || ynode_is_null(n)) {
+		walk_error(w, n,
+			   "expected a %s (mandatory_success, xfail, xfail_strict or skip), found %s",
+			   what, kind_name(n));
+		return false;
+	}
 	walk_error(w, n,
 		   "unknown %s '%s' (expected mandatory_success, xfail, xfail_strict or skip)",
-		   what, n->kind == YN_SCALAR ? n->text : kind_name(n));
+		   what, n->text);
 	return false;
 }
 

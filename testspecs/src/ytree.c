@@ -148,8 +148,16 @@ static int add_anchor(struct builder *b, const char *name, struct ynode *node, y
 static bool tag_ok(const yaml_char_t *tag)
 {
 	/* safe_load knows only the core tags; "!" is the non-specific tag of quoted scalars */
-	return !tag || strcmp((const char *)tag, "!") == 0 ||
-	       strncmp((const char *)tag, "tag:yaml.org,2002:", 18) == 0;
+	static const char *const core[] = {"str", "int", "float", "bool", "null", "seq", "map"};
+	const char *t = (const char *)tag;
+	if (!t || strcmp(t, "!") == 0)
+		return true;
+	if (strncmp(t, "tag:yaml.org,2002:", 18) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(core) / sizeof(*core); i++)
+		if (strcmp(t + 18, core[i]) == 0)
+			return true;
+	return false;
 }
 
 static struct ynode *new_node(struct builder *b, enum ynode_kind kind, yaml_mark_t m)
