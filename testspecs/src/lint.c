@@ -19,7 +19,7 @@ struct lint {
 
 static void note(struct lint *l, enum spec_severity sev, const struct spec_loc *loc,
 		 const char *path, const char *fmt, const char *a, const char *b)
-	__attribute__((format(printf, 5, 0)));
+    __attribute__((format(printf, 5, 0)));
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -89,13 +89,14 @@ static void lint_test(struct lint *l, const struct spec_file *f, size_t ti,
 			if (x->name.s && !op_supported(l->set, x->name.s)) {
 				doc_path(path, sizeof(path), t, ".edits.ops.exclude");
 				note(l, SPEC_WARNING, &x->loc, path,
-				     "op '%s' is excluded but no supported_ops lists it%s", x->name.s,
-				     "");
+				     "op '%s' is excluded but no supported_ops lists it%s",
+				     x->name.s, "");
 			}
 		}
 	for (size_t i = 0; i < t->edits.dtypes_include.n; i++)
 		for (size_t j = 0; j < t->edits.dtypes_exclude.n; j++)
-			if (t->edits.dtypes_include.v[i].dtype == t->edits.dtypes_exclude.v[j].dtype) {
+			if (t->edits.dtypes_include.v[i].dtype ==
+			    t->edits.dtypes_exclude.v[j].dtype) {
 				doc_path(path, sizeof(path), t, ".edits.dtypes");
 				note(l, SPEC_WARNING, &t->edits.dtypes_exclude.v[j].loc, path,
 				     "dtype '%s' is both included and excluded (exclude wins)%s",
@@ -112,7 +113,8 @@ static void lint_global(struct lint *l)
 		for (size_t j = 0; j < g->supported_ops[i].dtypes.n; j++) {
 			const struct spec_dtype_item *d = &g->supported_ops[i].dtypes.v[j];
 			if (!dtype_supported(l->set, d->dtype))
-				note(l, SPEC_WARNING, &d->loc, "test_suite_config.global.supported_ops",
+				note(l, SPEC_WARNING, &d->loc,
+				     "test_suite_config.global.supported_ops",
 				     "op '%s' lists dtype '%s', which supported_dtypes does not",
 				     g->supported_ops[i].name.s, testspecs_dtype_name(d->dtype));
 		}
@@ -121,7 +123,7 @@ static void lint_global(struct lint *l)
 int testspecs_lint_hooks(const struct spec_set *set, const struct spec_lint_hooks *hooks,
 			 struct spec_diag_list *diags)
 {
-	struct lint l = {.set = set, .diags = diags};
+	struct lint l = { .set = set, .diags = diags };
 	size_t before = diags->n_errors;
 	for (size_t f = 0; f < set->n_files && !l.rc; f++)
 		for (size_t t = 0; t < set->files[f].n_tests && !l.rc; t++)

@@ -19,8 +19,7 @@
 
 #include "walk.h"
 
-static void walk_named(struct walk *w, const struct ynode *n, struct spec_named *it,
-		       bool module)
+static void walk_named(struct walk *w, const struct ynode *n, struct spec_named *it, bool module)
 {
 	it->loc = walk_loc(w, n);
 	if (!walk_is_map(w, n, "a mapping with 'name'"))
@@ -39,10 +38,10 @@ static void walk_named(struct walk *w, const struct ynode *n, struct spec_named 
 			walk_str(w, v, &it->module_path, "a module path");
 		} else if (module && (walk_key_is(k, "sample_inputs_func") ||
 				      walk_key_is(k, "constructor_inputs"))) {
-			struct spec_sample_inputs tmp = {0};
+			struct spec_sample_inputs tmp = { 0 };
 			walk_sample_inputs(w, v, &tmp);
 		} else if (module && walk_key_is(k, "forward_inputs")) {
-			struct spec_sample_inputs tmp = {0};
+			struct spec_sample_inputs tmp = { 0 };
 			if (v->kind == YN_SEQ)
 				for (size_t j = 0; j < v->n; j++) {
 					size_t s2 = walk_push_index(w, j);
@@ -60,8 +59,7 @@ static void walk_named(struct walk *w, const struct ynode *n, struct spec_named 
 		walk_error(w, n, "missing 'name'");
 }
 
-static void walk_nameds(struct walk *w, const struct ynode *n, struct spec_nameds *out,
-			bool module)
+static void walk_nameds(struct walk *w, const struct ynode *n, struct spec_nameds *out, bool module)
 {
 	out->loc = walk_loc(w, n);
 	if (!walk_is_seq(w, n, "a list of {name: ...} items"))
@@ -335,7 +333,7 @@ static void walk_tsc(struct walk *w, const struct ynode *n, struct spec_doc *doc
 
 size_t walk_document(struct walk *w, const struct ynode *root, struct spec_doc *doc)
 {
-	static const struct ynode empty = {.kind = YN_SCALAR, .line = 1, .col = 1, .text = ""};
+	static const struct ynode empty = { .kind = YN_SCALAR, .line = 1, .col = 1, .text = "" };
 	if (!root || ynode_is_null(root)) {
 		walk_error(w, root ? root : &empty,
 			   "empty document (expected a mapping with 'test_suite_config')");

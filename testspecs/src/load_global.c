@@ -35,10 +35,10 @@ static void walk_op(struct walk *w, const struct ynode *n, struct spec_op *op, b
 			struct spec_str d;
 			walk_str(w, v, &d, "a description");
 		} else if (module && walk_key_is(k, "constructor_inputs")) {
-			struct spec_sample_inputs tmp = {0};
+			struct spec_sample_inputs tmp = { 0 };
 			walk_sample_inputs(w, v, &tmp);
 		} else if (module && walk_key_is(k, "forward_inputs")) {
-			struct spec_sample_inputs tmp = {0};
+			struct spec_sample_inputs tmp = { 0 };
 			for (size_t j = 0; j < (v->kind == YN_SEQ ? v->n : 1); j++)
 				walk_sample_inputs(w, v->kind == YN_SEQ ? v->kids[j] : v, &tmp);
 		} else {

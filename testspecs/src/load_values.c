@@ -8,21 +8,19 @@
 #include "walk.h"
 
 static const char *const mode_names[] = {
-	[SPEC_MODE_UNSET] = "unset",
-	[SPEC_MODE_MANDATORY_SUCCESS] = "mandatory_success",
-	[SPEC_MODE_XFAIL] = "xfail",
-	[SPEC_MODE_XFAIL_STRICT] = "xfail_strict",
+	[SPEC_MODE_UNSET] = "unset", [SPEC_MODE_MANDATORY_SUCCESS] = "mandatory_success",
+	[SPEC_MODE_XFAIL] = "xfail", [SPEC_MODE_XFAIL_STRICT] = "xfail_strict",
 	[SPEC_MODE_SKIP] = "skip",
 };
 
 static const char *const dtype_names[SPEC_DTYPE_COUNT] = {
-	[SPEC_DTYPE_NONE] = "none",	      [SPEC_DTYPE_FLOAT16] = "float16",
+	[SPEC_DTYPE_NONE] = "none",           [SPEC_DTYPE_FLOAT16] = "float16",
 	[SPEC_DTYPE_FLOAT32] = "float32",     [SPEC_DTYPE_FLOAT64] = "float64",
 	[SPEC_DTYPE_BFLOAT16] = "bfloat16",   [SPEC_DTYPE_INT8] = "int8",
-	[SPEC_DTYPE_INT16] = "int16",	      [SPEC_DTYPE_INT32] = "int32",
-	[SPEC_DTYPE_INT64] = "int64",	      [SPEC_DTYPE_UINT8] = "uint8",
-	[SPEC_DTYPE_UINT16] = "uint16",	      [SPEC_DTYPE_UINT32] = "uint32",
-	[SPEC_DTYPE_UINT64] = "uint64",	      [SPEC_DTYPE_COMPLEX32] = "complex32",
+	[SPEC_DTYPE_INT16] = "int16",         [SPEC_DTYPE_INT32] = "int32",
+	[SPEC_DTYPE_INT64] = "int64",         [SPEC_DTYPE_UINT8] = "uint8",
+	[SPEC_DTYPE_UINT16] = "uint16",       [SPEC_DTYPE_UINT32] = "uint32",
+	[SPEC_DTYPE_UINT64] = "uint64",       [SPEC_DTYPE_COMPLEX32] = "complex32",
 	[SPEC_DTYPE_COMPLEX64] = "complex64", [SPEC_DTYPE_COMPLEX128] = "complex128",
 	[SPEC_DTYPE_BOOL] = "bool",
 };
@@ -155,8 +153,8 @@ static void walk_device_layout(struct walk *w, const struct ynode *n, struct spe
 	}
 }
 
-static const char *const init_names[] = {"rand", "randn", "zeros", "ones", "randint",
-					 "arange", "eye", "full", "file"};
+static const char *const init_names[] = { "rand",   "randn", "zeros", "ones", "randint",
+					  "arange", "eye",   "full",  "file" };
 
 static const struct ynode *map_get(const struct ynode *n, const char *key)
 {

@@ -133,8 +133,8 @@ int testspecs_path_resolve(const struct spec_roots *roots, const char *text, cha
 	if (!tok && roots && (roots->torch_root || roots->torch_device_root) &&
 	    !under_root(p, roots->torch_root) && !under_root(p, roots->torch_device_root)) {
 		free(p);
-		return err_set(ERR_INVAL,
-			       "path '%s' is outside TORCH_ROOT and TORCH_DEVICE_ROOT", text);
+		return err_set(ERR_INVAL, "path '%s' is outside TORCH_ROOT and TORCH_DEVICE_ROOT",
+			       text);
 	}
 	*out = p;
 	return 0;

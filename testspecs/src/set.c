@@ -63,10 +63,10 @@ static void *arena_append(struct spec_arena *a, const void *old, size_t n_old, c
 
 static void check_path(struct walk *w, struct spec_file *f)
 {
-	static const struct spec_roots placeholder = {"/TORCH_ROOT", "/TORCH_DEVICE_ROOT"};
+	static const struct spec_roots placeholder = { "/TORCH_ROOT", "/TORCH_DEVICE_ROOT" };
 	if (!f->path.s)
 		return;
-	struct ynode at = {.line = f->path.loc.line, .col = f->path.loc.col};
+	struct ynode at = { .line = f->path.loc.line, .col = f->path.loc.col };
 	f->is_glob = testspecs_path_is_glob(f->path.s);
 	const char *t = f->path.s;
 	if (t[0] != '/' && strncmp(t, "${", 2) != 0) {
@@ -104,15 +104,17 @@ static void merge_file(struct walk *w, struct spec_set *set, const struct spec_f
 			e->unlisted = f->unlisted;
 			e->unlisted_loc = f->unlisted_loc;
 		} else if (f->unlisted != SPEC_MODE_UNSET && f->unlisted != e->unlisted) {
-			struct ynode at = {.line = f->unlisted_loc.line, .col = f->unlisted_loc.col};
+			struct ynode at = { .line = f->unlisted_loc.line,
+					    .col = f->unlisted_loc.col };
 			walk_warn(w, &at,
 				  "unlisted_test_mode '%s' differs from '%s' at %s:%u for the same "
 				  "path; keeping the first",
-				  testspecs_mode_name(f->unlisted), testspecs_mode_name(e->unlisted),
-				  e->unlisted_loc.file, e->unlisted_loc.line);
+				  testspecs_mode_name(f->unlisted),
+				  testspecs_mode_name(e->unlisted), e->unlisted_loc.file,
+				  e->unlisted_loc.line);
 		}
-		struct spec_test *t = arena_append(w->arena, e->tests, e->n_tests, f->tests,
-						   f->n_tests, sizeof(*t));
+		struct spec_test *t =
+		    arena_append(w->arena, e->tests, e->n_tests, f->tests, f->n_tests, sizeof(*t));
 		if (!t) {
 			w->nomem = true;
 			return;
@@ -138,8 +140,8 @@ static void merge_strs(struct walk *w, struct spec_strs *into, const struct spec
 			have = strcmp(into->v[j].s, add->v[i].s) == 0;
 		if (have)
 			continue;
-		struct spec_str *v = arena_append(w->arena, into->v, into->n, &add->v[i], 1,
-						  sizeof(*v));
+		struct spec_str *v =
+		    arena_append(w->arena, into->v, into->n, &add->v[i], 1, sizeof(*v));
 		if (!v) {
 			w->nomem = true;
 			return;
@@ -158,8 +160,8 @@ static void merge_dtypes(struct walk *w, struct spec_dtype_items *into,
 			have = into->v[j].dtype == add->v[i].dtype;
 		if (have)
 			continue;
-		struct spec_dtype_item *v = arena_append(w->arena, into->v, into->n, &add->v[i], 1,
-							 sizeof(*v));
+		struct spec_dtype_item *v =
+		    arena_append(w->arena, into->v, into->n, &add->v[i], 1, sizeof(*v));
 		if (!v) {
 			w->nomem = true;
 			return;
@@ -176,12 +178,13 @@ static void merge_ops(struct walk *w, struct spec_op **into, size_t *n_into,
 		const struct spec_op *a = &add[i];
 		struct spec_op *have = NULL;
 		for (size_t j = 0; j < *n_into && !have; j++)
-			if (a->name.s && (*into)[j].name.s && strcmp((*into)[j].name.s, a->name.s) == 0)
+			if (a->name.s && (*into)[j].name.s &&
+			    strcmp((*into)[j].name.s, a->name.s) == 0)
 				have = &(*into)[j];
 		if (have) {
 			if (a->structured && (a->force_xfail != have->force_xfail ||
 					      a->dtypes.n != have->dtypes.n)) {
-				struct ynode at = {.line = a->loc.line, .col = a->loc.col};
+				struct ynode at = { .line = a->loc.line, .col = a->loc.col };
 				walk_warn(w, &at,
 					  "'%s' is defined again with other settings (first at "
 					  "%s:%u); keeping the first",
@@ -220,16 +223,17 @@ static void merge_global(struct walk *w, struct spec_global *g, const struct spe
 		g->seed = a->seed;
 		g->seed_loc = a->seed_loc;
 	} else if (a->has_seed && a->seed != g->seed) {
-		struct ynode at = {.line = a->seed_loc.line, .col = a->seed_loc.col};
-		walk_warn(w, &at, "input_config.seed differs from the one at %s:%u; keeping the first",
+		struct ynode at = { .line = a->seed_loc.line, .col = a->seed_loc.col };
+		walk_warn(w, &at,
+			  "input_config.seed differs from the one at %s:%u; keeping the first",
 			  g->seed_loc.file, g->seed_loc.line);
 	}
 }
 
 static int merge_doc(struct walk *w, struct spec_set *set, const struct spec_doc *doc)
 {
-	const char **src = arena_append(w->arena, set->sources, set->n_sources, &w->file, 1,
-					sizeof(*src));
+	const char **src =
+	    arena_append(w->arena, set->sources, set->n_sources, &w->file, 1, sizeof(*src));
 	if (!src)
 		return err_set(ERR_NOMEM, "out of memory merging specs");
 	set->sources = src;
@@ -246,7 +250,7 @@ int testspecs_load_text(struct spec_set *set, const char *name, const char *text
 {
 	struct spec_diag_list local;
 	testspecs_diags_init(&local);
-	struct walk w = {.arena = set->arena, .opts = opts};
+	struct walk w = { .arena = set->arena, .opts = opts };
 	w.diags = opts && opts->diags ? opts->diags : &local;
 	w.file = spec_arena_strdup(set->arena, name ? name : "<text>");
 	if (!w.file)
@@ -254,7 +258,7 @@ int testspecs_load_text(struct spec_set *set, const char *name, const char *text
 	struct ynode *root = NULL;
 	int rc = ytree_parse(set->arena, w.file, text, len, w.diags, &root);
 	if (rc == 0) {
-		struct spec_doc doc = {0};
+		struct spec_doc doc = { 0 };
 		walk_document(&w, root, &doc);
 		for (size_t i = 0; i < doc.n_files; i++) {
 			size_t saved = walk_push_key(&w, "test_suite_config.files");
@@ -280,7 +284,7 @@ int testspecs_load_file(struct spec_set *set, const char *path, const struct spe
 	size_t len = 0;
 	int rc = fs_read_file(&text, &len, path, YAML_DOC_MAX);
 	if (rc == ERR_LIMIT) {
-		struct spec_loc l = {.file = path, .line = 1, .col = 1};
+		struct spec_loc l = { .file = path, .line = 1, .col = 1 };
 		if (opts && opts->diags)
 			testspecs_diags_add(opts->diags, SPEC_ERROR, &l, "",
 					    "document too large (more than %zu bytes)",
@@ -288,7 +292,7 @@ int testspecs_load_file(struct spec_set *set, const char *path, const struct spe
 		return err_set(ERR_INVAL, "%s: document too large", path);
 	}
 	if (rc) {
-		struct spec_loc l = {.file = path, .line = 0, .col = 0};
+		struct spec_loc l = { .file = path, .line = 0, .col = 0 };
 		if (opts && opts->diags)
 			testspecs_diags_add(opts->diags, SPEC_ERROR, &l, "", "cannot read: %s",
 					    err_last());

@@ -14,7 +14,7 @@
 
 struct spec_loc walk_loc(const struct walk *w, const struct ynode *n)
 {
-	struct spec_loc l = {.file = w->file, .line = n ? n->line : 0, .col = n ? n->col : 0};
+	struct spec_loc l = { .file = w->file, .line = n ? n->line : 0, .col = n ? n->col : 0 };
 	return l;
 }
 
@@ -184,8 +184,12 @@ bool walk_strs(struct walk *w, const struct ynode *n, struct spec_strs *out, boo
 
 bool walk_bool(struct walk *w, const struct ynode *n, bool *out)
 {
-	static const char *yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
-	static const char *no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+	static const char *yes[] = {
+		"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"
+	};
+	static const char *no[] = {
+		"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"
+	};
 	if (n->kind == YN_SCALAR) {
 		for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
 			if (strcmp(n->text, yes[i]) == 0) {
@@ -281,9 +285,10 @@ bool walk_mode(struct walk *w, const struct ynode *n, enum spec_mode *out, const
 	if (n->kind == YN_SCALAR && testspecs_mode_parse(n->text, out) == 0)
 		return true;
 	if (n->kind != YN_SCALAR || ynode_is_null(n)) {
-		walk_error(w, n,
-			   "expected a %s (mandatory_success, xfail, xfail_strict or skip), found %s",
-			   what, kind_name(n));
+		walk_error(
+		    w, n,
+		    "expected a %s (mandatory_success, xfail, xfail_strict or skip), found %s",
+		    what, kind_name(n));
 		return false;
 	}
 	walk_error(w, n,
@@ -292,8 +297,8 @@ bool walk_mode(struct walk *w, const struct ynode *n, enum spec_mode *out, const
 	return false;
 }
 
-bool walk_dtype(struct walk *w, const struct ynode *n, struct spec_str *name,
-		enum spec_dtype *out, bool torch_prefix)
+bool walk_dtype(struct walk *w, const struct ynode *n, struct spec_str *name, enum spec_dtype *out,
+		bool torch_prefix)
 {
 	if (!walk_str(w, n, name, "a dtype name"))
 		return false;

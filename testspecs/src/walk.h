@@ -32,9 +32,9 @@ struct walk {
 
 struct spec_loc walk_loc(const struct walk *w, const struct ynode *n);
 void walk_error(struct walk *w, const struct ynode *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void walk_warn(struct walk *w, const struct ynode *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* An unknown key: a warning, an error with opts->strict. */
 void walk_unknown_key(struct walk *w, const struct ynode *key, const char *where);
 
@@ -58,8 +58,8 @@ bool walk_double(struct walk *w, const struct ynode *n, double *out);
 bool walk_i64(struct walk *w, const struct ynode *n, int64_t *out);
 bool walk_ints(struct walk *w, const struct ynode *n, struct spec_ints *out, bool nonneg);
 bool walk_mode(struct walk *w, const struct ynode *n, enum spec_mode *out, const char *what);
-bool walk_dtype(struct walk *w, const struct ynode *n, struct spec_str *name,
-		enum spec_dtype *out, bool torch_prefix);
+bool walk_dtype(struct walk *w, const struct ynode *n, struct spec_str *name, enum spec_dtype *out,
+		bool torch_prefix);
 bool walk_text(struct walk *w, const struct ynode *n, struct spec_str *out);
 void *walk_calloc(struct walk *w, size_t n, size_t size);
 

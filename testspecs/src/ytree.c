@@ -38,7 +38,7 @@ struct builder {
 };
 
 static int fail(struct builder *b, uint32_t line, uint32_t col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int fail(struct builder *b, uint32_t line, uint32_t col, const char *fmt, ...)
 {
@@ -47,7 +47,7 @@ static int fail(struct builder *b, uint32_t line, uint32_t col, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	struct spec_loc loc = {.file = b->file, .line = line, .col = col};
+	struct spec_loc loc = { .file = b->file, .line = line, .col = col };
 	if (b->diags && testspecs_diags_add(b->diags, SPEC_ERROR, &loc, "", "%s", msg))
 		return ERR_NOMEM;
 	return err_set(ERR_INVAL, "%s:%u:%u: %s", b->file, line, col, msg);
@@ -148,7 +148,7 @@ static int add_anchor(struct builder *b, const char *name, struct ynode *node, y
 static bool tag_ok(const yaml_char_t *tag)
 {
 	/* safe_load knows only the core tags; "!" is the non-specific tag of quoted scalars */
-	static const char *const core[] = {"str", "int", "float", "bool", "null", "seq", "map"};
+	static const char *const core[] = { "str", "int", "float", "bool", "null", "seq", "map" };
 	const char *t = (const char *)tag;
 	if (!t || strcmp(t, "!") == 0)
 		return true;
@@ -189,8 +189,8 @@ static int on_scalar(struct builder *b, yaml_event_t *e)
 	if (!n)
 		return err_set(ERR_NOMEM, "out of memory building the YAML tree");
 	n->plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !e->data.scalar.tag;
-	n->text = spec_arena_strndup(b->arena, (const char *)e->data.scalar.value,
-				     e->data.scalar.length);
+	n->text =
+	    spec_arena_strndup(b->arena, (const char *)e->data.scalar.value, e->data.scalar.length);
 	if (!n->text)
 		return err_set(ERR_NOMEM, "out of memory building the YAML tree");
 	n->len = e->data.scalar.length;
@@ -204,10 +204,10 @@ static int on_scalar(struct builder *b, yaml_event_t *e)
 
 static int on_start(struct builder *b, yaml_event_t *e, enum ynode_kind kind)
 {
-	const yaml_char_t *tag = kind == YN_SEQ ? e->data.sequence_start.tag
-						: e->data.mapping_start.tag;
-	const yaml_char_t *anchor = kind == YN_SEQ ? e->data.sequence_start.anchor
-						   : e->data.mapping_start.anchor;
+	const yaml_char_t *tag =
+	    kind == YN_SEQ ? e->data.sequence_start.tag : e->data.mapping_start.tag;
+	const yaml_char_t *anchor =
+	    kind == YN_SEQ ? e->data.sequence_start.anchor : e->data.mapping_start.anchor;
 	if (!tag_ok(tag))
 		return fail(b, ln(e->start_mark), cl(e->start_mark), "unsupported tag '%s'",
 			    (const char *)tag);
@@ -368,7 +368,9 @@ static void builder_finish(struct builder *b)
 int ytree_parse(struct spec_arena *arena, const char *file, const char *text, size_t len,
 		struct spec_diag_list *diags, struct ynode **root)
 {
-	struct builder b = {.arena = arena, .file = file, .text = text, .len = len, .diags = diags};
+	struct builder b = {
+		.arena = arena, .file = file, .text = text, .len = len, .diags = diags
+	};
 	*root = NULL;
 	if (len > YAML_DOC_MAX)
 		return fail(&b, 1, 1, "document too large (%zu bytes, more than %zu)", len,
@@ -473,7 +475,7 @@ static void fb_node(struct flowbuf *f, const struct ynode *n)
 
 char *ynode_flow_text(struct spec_arena *arena, const struct ynode *n, size_t *len)
 {
-	struct flowbuf f = {0};
+	struct flowbuf f = { 0 };
 	fb_put(&f, "", 0);
 	fb_node(&f, n);
 	char *out = NULL;

@@ -150,7 +150,7 @@ struct spec_tensor {
 	struct spec_str device;     /* .s NULL when absent (torch-spyre: "privateuse1") */
 	struct spec_str init; /* rand, randn, zeros, ones, randint, arange, eye, full, file; .s NULL
 				 when absent (torch-spyre: rand) */
-	struct spec_str init_args;  /* the node re-serialised as flow YAML text; .s NULL if absent */
+	struct spec_str init_args; /* the node re-serialised as flow YAML text; .s NULL if absent */
 	struct spec_ints stride;
 	bool has_storage_offset;
 	int64_t storage_offset;
@@ -259,10 +259,10 @@ struct spec_test {
 };
 
 struct spec_file {
-	struct spec_str path;     /* as written: "${TORCH_ROOT}/test/test_torch.py" */
-	const char *resolved;     /* after ${...} substitution and normalisation; NULL if unresolved */
-	bool is_glob;             /* the path has *, ? or ** after substitution */
-	enum spec_mode unlisted;  /* unlisted_test_mode; UNSET when absent */
+	struct spec_str path; /* as written: "${TORCH_ROOT}/test/test_torch.py" */
+	const char *resolved; /* after ${...} substitution and normalisation; NULL if unresolved */
+	bool is_glob;         /* the path has *, ? or ** after substitution */
+	enum spec_mode unlisted; /* unlisted_test_mode; UNSET when absent */
 	struct spec_loc unlisted_loc;
 	struct spec_test *tests;
 	size_t n_tests;
@@ -274,7 +274,7 @@ struct spec_file {
 
 struct spec_op {
 	struct spec_str name;
-	bool structured;               /* written as {name: ...} rather than a plain string */
+	bool structured; /* written as {name: ...} rather than a plain string */
 	enum spec_tri force_xfail;
 	struct spec_dtype_items dtypes; /* .n == 0 and !dtypes_present: the global dtypes */
 	bool dtypes_present;
@@ -311,9 +311,9 @@ struct spec_roots {
 struct spec_set {
 	struct spec_file *files; /* merged: one entry per distinct path, tests concatenated */
 	size_t n_files;
-	struct spec_strs labels;  /* union of every document's test_suite_config.labels */
+	struct spec_strs labels;   /* union of every document's test_suite_config.labels */
 	struct spec_global global; /* merged: lists are unions, first definition wins per name */
-	const char **sources;     /* the files loaded, in order */
+	const char **sources;      /* the files loaded, in order */
 	size_t n_sources;
 	struct spec_arena *arena;
 };
@@ -341,7 +341,7 @@ void testspecs_diags_finish(struct spec_diag_list *list);
 /* Adds one diagnostic (copies every string). Returns 0 or ERR_NOMEM / ERR_LIMIT. */
 int testspecs_diags_add(struct spec_diag_list *list, enum spec_severity sev,
 			const struct spec_loc *loc, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 5, 6)));
 /* "file:line:col: error: message (at path)" */
 int testspecs_diag_format(const struct spec_diag *d, char *buf, size_t size);
 
