@@ -176,10 +176,13 @@ struct seg {
 	size_t n;
 };
 
+/* Splits on '/'; returns GLOB_SEGS_MAX + 1 when there are more segments than that. */
 static size_t split(const char *s, struct seg *out)
 {
 	size_t n = 0;
-	while (*s && n < GLOB_SEGS_MAX) {
+	while (*s) {
+		if (n == GLOB_SEGS_MAX)
+			return GLOB_SEGS_MAX + 1;
 		const char *e = strchr(s, '/');
 		size_t len = e ? (size_t)(e - s) : strlen(s);
 		out[n].p = s;
@@ -202,6 +205,8 @@ bool testspecs_glob_match(const char *pattern, const char *path)
 	static _Thread_local bool dp[GLOB_SEGS_MAX + 1][GLOB_SEGS_MAX + 1];
 	size_t pn = split(pattern[0] == '/' ? pattern + 1 : pattern, ps);
 	size_t sn = split(path[0] == '/' ? path + 1 : path, ss);
+	if (pn > GLOB_SEGS_MAX || sn > GLOB_SEGS_MAX)
+		return false; /* deeper than any test path: no match rather than a wrong one */
 	/* dp[i][j]: pattern segments i.. match path segments j.. */
 	for (size_t i = pn + 1; i-- > 0;)
 		for (size_t j = sn + 1; j-- > 0;) {

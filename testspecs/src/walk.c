@@ -19,6 +19,9 @@ struct spec_loc walk_loc(const struct walk *w, const struct ynode *n)
 }
 
 static void walk_diag(struct walk *w, enum spec_severity sev, const struct ynode *n,
+		      const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+
+static void walk_diag(struct walk *w, enum spec_severity sev, const struct ynode *n,
 		      const char *fmt, va_list ap)
 {
 	char msg[768];
