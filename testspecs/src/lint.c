@@ -78,7 +78,7 @@ static void lint_test(struct lint *l, const struct spec_file *f, size_t ti,
 						 p->names.v[m].loc.line);
 					note(l, SPEC_WARNING, &t->names.v[n].loc, path,
 					     "test '%s' listed again with another mode (first at "
-					     "%s); the last entry wins",
+					     "%s)",
 					     t->names.v[n].s, msg);
 				}
 		}

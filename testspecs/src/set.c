@@ -5,8 +5,10 @@
  * file entry whose resolved path is the test file pytest runs), and its CI runs one config at
  * a time. SPYRE.md section 5 states the merge spyre-ci applies across files, which is also
  * what running each config in turn decides for a test: entries for the same path combine
- * (their tests are concatenated in load order; when several entries list the same test,
- * torch-spyre's _build_test_entry_map lets the LAST one win, which the resolver applies), and
+ * (their tests are concatenated in load order, so entry order is preserved; which entry
+ * decides a test listed twice is the resolver's call: torch-spyre's TorchTestBase
+ * _build_test_entry_map keeps the LAST entry per method name and warns, while the later
+ * FileEntry.get_test_entry returns the FIRST entry naming the test), and
  * the global lists become unions (by name; for a name defined twice the first definition is
  * kept and a differing later one is a warning). unlisted_test_mode: the first explicit value
  * for a path wins; a later different one is a warning. Suite labels stay with each test
