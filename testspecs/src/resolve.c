@@ -405,7 +405,9 @@ int testspecs_resolver_resolve(const struct spec_resolver *r, const char *test_i
 			 out->file->path.s, mode_str(base),
 			 out->file->unlisted ? "" : " (the default)");
 	}
-	if (!op && out->id.device_generic)
+	/* Only an unlisted variant needs the op guessed from its name's end: a listed one's entry
+	 * said where the base name stops. */
+	if (!win && out->id.device_generic)
 		op = op_from_suffix(set, o, &out->id);
 	out->eligible = true;
 	decide_variant(set, o, win ? win->test : NULL, base, op, out);
