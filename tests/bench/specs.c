@@ -42,7 +42,7 @@ struct figs {
 	size_t bytes;
 };
 
-static const char *const ops[] = {"add", "sub", "mul", "div", "mm", "bmm", "softmax", "gelu"};
+static const char *const ops[] = { "add", "sub", "mul", "div", "mm", "bmm", "softmax", "gelu" };
 #define N_OPS (sizeof ops / sizeof ops[0])
 
 /* One spec file: entries mostly plain Class::method, every 10th a regex, every 7th with
@@ -52,33 +52,33 @@ static int gen_file(const char *dir, int f, int entries, size_t *bytes)
 	struct buf b;
 	buf_init(&b, FILE_TEXT_MAX);
 	int rc = buf_appendf(&b,
-			    "test_suite_config:\n  labels: [regression]\n  files:\n"
-			    "    - path: ${TORCH_ROOT}/test/test_gen_%d.py\n"
-			    "      unlisted_test_mode: %s\n      tests:\n",
-			    f, f % 2 ? "skip" : "xfail");
+			     "test_suite_config:\n  labels: [regression]\n  files:\n"
+			     "    - path: ${TORCH_ROOT}/test/test_gen_%d.py\n"
+			     "      unlisted_test_mode: %s\n      tests:\n",
+			     f, f % 2 ? "skip" : "xfail");
 	for (int e = 0; e < entries && rc == 0; e++) {
 		if (e % 10 == 9)
-			rc = buf_appendf(&b, "        - names: [\"TestGen%d.*::test_re%d_.*\"]\n", f,
-					e);
+			rc = buf_appendf(&b, "        - names: [\"TestGen%d.*::test_re%d_.*\"]\n",
+					 f, e);
 		else
-			rc = buf_appendf(&b, "        - names: [TestGen%d::test_case%d, test_m%d]\n",
-					f, e, e);
+			rc = buf_appendf(
+			    &b, "        - names: [TestGen%d::test_case%d, test_m%d]\n", f, e, e);
 		if (rc == 0)
 			rc = buf_appendf(&b, "          mode: %s\n          tags: [t%d]\n",
-					e % 3 ? "mandatory_success" : "xfail", e % 5);
+					 e % 3 ? "mandatory_success" : "xfail", e % 5);
 		if (rc == 0 && e % 7 == 0)
-			rc = buf_appendf(&b,
-					"          edits:\n            ops: {exclude: [{name: sub}]}\n"
-					"            dtypes: {include: [{name: bfloat16}], "
-					"exclude: [{name: int64}]}\n");
+			rc = buf_appendf(
+			    &b, "          edits:\n            ops: {exclude: [{name: sub}]}\n"
+				"            dtypes: {include: [{name: bfloat16}], "
+				"exclude: [{name: int64}]}\n");
 	}
 	if (rc == 0 && f == 0) {
 		rc = buf_appendf(&b, "  global:\n    supported_dtypes: [{name: float16}, "
-				    "{name: float32, force_xfail: true}, {name: int64}]\n"
-				    "    supported_ops:\n");
+				     "{name: float32, force_xfail: true}, {name: int64}]\n"
+				     "    supported_ops:\n");
 		for (size_t i = 0; i < N_OPS && rc == 0; i++)
 			rc = buf_appendf(&b, "      - {name: %s%s}\n", ops[i],
-					i == 2 ? ", force_xfail: true" : "");
+					 i == 2 ? ", force_xfail: true" : "");
 	}
 	char path[4096];
 	snprintf(path, sizeof path, "%s/gen_%03d.yaml", dir, f);
@@ -100,20 +100,21 @@ static int gen_ids(char ***out, const struct cfg *c)
 		char s[512];
 		switch (i % 6) {
 		case 0: /* listed, plain */
-			snprintf(s, sizeof s, "test/test_gen_%d.py::TestGen%d::test_case%d", f, f, e);
+			snprintf(s, sizeof s, "test/test_gen_%d.py::TestGen%d::test_case%d", f, f,
+				 e);
 			break;
 		case 1: /* regex entry */
-			snprintf(s, sizeof s, "test/test_gen_%d.py::TestGen%dX::test_re%d_foo", f, f,
-				 (e / 10) * 10 + 9);
+			snprintf(s, sizeof s, "test/test_gen_%d.py::TestGen%dX::test_re%d_foo", f,
+				 f, (e / 10) * 10 + 9);
 			break;
 		case 2: /* device-generic, ops-parametrised */
 			snprintf(s, sizeof s,
-				 "test/test_gen_%d.py::TestGen%dPRIVATEUSE1::test_m%d_%s_spyre_%s", f,
-				 f, e, ops[i % N_OPS], i % 4 ? "float16" : "float32");
+				 "test/test_gen_%d.py::TestGen%dPRIVATEUSE1::test_m%d_%s_spyre_%s",
+				 f, f, e, ops[i % N_OPS], i % 4 ? "float16" : "float32");
 			break;
 		case 3: /* unlisted */
-			snprintf(s, sizeof s, "test/test_gen_%d.py::TestGen%d::test_nothing%d", f, f,
-				 i);
+			snprintf(s, sizeof s, "test/test_gen_%d.py::TestGen%d::test_nothing%d", f,
+				 f, i);
 			break;
 		case 4: /* method-only name, another class */
 			snprintf(s, sizeof s, "test/test_gen_%d.py::TestOther::test_m%d", f, e);
@@ -141,7 +142,7 @@ static int load_once(const char *dir, struct spec_set **set, struct spec_resolve
 	int rc = testspecs_set_create(set);
 	struct spec_diag_list diags;
 	testspecs_diags_init(&diags);
-	struct spec_load_opts o = {.diags = &diags};
+	struct spec_load_opts o = { .diags = &diags };
 	if (rc == 0)
 		rc = testspecs_load_dir(*set, dir, &o);
 	uint64_t t1 = clock_mono_ns();
@@ -207,7 +208,7 @@ static int resolve_all(const struct spec_resolver *r, char **ids, const struct c
 	if (!d)
 		return err_set(ERR_NOMEM, "decision");
 	int eligible = 0, rc = 0;
-	struct spec_resolve_opts o = {.tier = "regression"};
+	struct spec_resolve_opts o = { .tier = "regression" };
 	uint64_t t0 = clock_mono_ns();
 	for (int i = 0; i < c->ids && rc == 0; i++) {
 		rc = testspecs_resolver_resolve(r, ids[i], &o, d);
@@ -257,26 +258,27 @@ static int run(const struct cfg *c, struct figs *fg)
 
 int main(int argc, char **argv)
 {
-	struct cfg c = {0, FILES_FULL, ENTRIES_FULL, IDS_FULL};
+	struct cfg c = { 0, FILES_FULL, ENTRIES_FULL, IDS_FULL };
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--smoke") == 0) {
-			c = (struct cfg){1, FILES_SMOKE, ENTRIES_SMOKE, IDS_SMOKE};
+			c = (struct cfg){ 1, FILES_SMOKE, ENTRIES_SMOKE, IDS_SMOKE };
 		} else {
 			fprintf(stderr, "usage: bench-specs [--smoke]\n");
 			return 2;
 		}
 	}
-	struct figs fg = {0};
+	struct figs fg = { 0 };
 	if (run(&c, &fg)) {
 		fprintf(stderr, "bench-specs: %s\n", err_last());
 		return 1;
 	}
 	double per_id = fg.resolve_s / c.ids, floor_id = fg.floor_s / c.ids;
 	printf("bench-specs%s: %d files x %d entries (%zu bytes), %d ids, best of %d\n",
-	       c.smoke ? " (smoke)" : "", c.files, c.entries, fg.bytes / REPS, c.ids, REPS);
+	       c.smoke ? " (smoke)" : "", c.files, c.entries, fg.bytes, c.ids, REPS);
 	printf("  load+merge  %8.2f ms   read floor %8.3f ms   ratio %6.1fx   (target < 50 ms)\n",
 	       fg.load_s * 1e3, fg.read_s * 1e3, fg.load_s / fg.read_s);
-	printf("  index       %8.2f ms   (regexes compiled, plain names sorted)\n", fg.index_s * 1e3);
+	printf("  index       %8.2f ms   (regexes compiled, plain names sorted)\n",
+	       fg.index_s * 1e3);
 	printf("  resolve     %8.3f us/id floor     %8.3f us/id ratio %6.1fx   (target < 2 us)\n",
 	       per_id * 1e6, floor_id * 1e6, per_id / floor_id);
 	printf("  eligible    %d of %d\n", fg.eligible, c.ids);

@@ -145,14 +145,14 @@ static const struct spec_op_include *op_included(const struct spec_test *t, cons
 
 /* Whether `op` may run for this test; notes the item that said no. */
 static int op_allowed(const struct spec_set *set, const struct spec_test *t, const char *op,
-		      struct spec_decision *out)
+		      const struct spec_op *known, struct spec_decision *out)
 {
 	const struct spec_named *x = op_excluded(t, op);
 	if (x) {
 		note(out, &x->loc, SPEC_ROLE_OP, x->name.s);
 		return 0;
 	}
-	if (op_included(t, op) || !set->global.has_supported_ops)
+	if (known || !set->global.has_supported_ops || op_included(t, op))
 		return 1;
 	return find_op(&set->global, op) != NULL;
 }
@@ -217,19 +217,21 @@ static struct spec_precision precision_for(const struct spec_set *set, const str
 }
 
 static void op_row(const struct spec_set *set, const struct spec_test *t, const char *name,
-		   enum spec_mode base, spec_dtype_mask own, struct spec_decision *out)
+		   const struct spec_op *op, enum spec_mode base, spec_dtype_mask own,
+		   struct spec_decision *out)
 {
 	if (out->n_ops >= SPEC_DECISION_OPS_MAX)
 		return;
 	struct spec_decision_op *row = &out->ops[out->n_ops++];
-	const struct spec_op *op = find_op(&set->global, name);
+	memset(row, 0, sizeof *row);
 	bool unb;
 	row->name = name;
 	row->dtypes = dtypes_for(set, t, op, own, &unb);
 	for (int d = 1; d < SPEC_DTYPE_COUNT; d++) {
+		if (!(row->dtypes & bit((enum spec_dtype)d)))
+			continue; /* mode stays UNSET: no variant of that dtype */
 		row->mode[d] = variant_mode(set, base, op, (enum spec_dtype)d);
-		if (row->dtypes & bit((enum spec_dtype)d))
-			row->precision[d] = precision_for(set, t, op, (enum spec_dtype)d);
+		row->precision[d] = precision_for(set, t, op, (enum spec_dtype)d);
 	}
 }
 
@@ -261,10 +263,11 @@ static void decide_variant(const struct spec_set *set, const struct spec_resolve
 	enum spec_dtype d = out->id.dtype[0] ? dtype_of(out->id.dtype) : SPEC_DTYPE_NONE;
 	bool unb = false;
 	if (op) {
-		op_row(set, t, op, base, o->dtypes, out);
+		const struct spec_op *opc = find_op(&set->global, op);
+		op_row(set, t, op, opc, base, o->dtypes, out);
 		out->dtypes = out->ops[0].dtypes;
-		dtypes_for(set, t, find_op(&set->global, op), o->dtypes, &unb);
-		if (!op_allowed(set, t, op, out)) {
+		dtypes_for(set, t, opc, o->dtypes, &unb);
+		if (!op_allowed(set, t, op, opc, out)) {
 			out->eligible = false;
 			snprintf(out->reason, sizeof out->reason,
 				 "op '%.200s' not supported or excluded", op);
@@ -273,13 +276,15 @@ static void decide_variant(const struct spec_set *set, const struct spec_resolve
 		size_t count = o->ops ? o->n_ops : set->global.n_supported_ops;
 		for (size_t i = 0; i < count; i++) {
 			const char *name = o->ops ? o->ops[i] : set->global.supported_ops[i].name.s;
-			if (op_allowed(set, t, name, out))
-				op_row(set, t, name, base, o->dtypes, out);
+			const struct spec_op *opc =
+			    o->ops ? find_op(&set->global, name) : &set->global.supported_ops[i];
+			if (op_allowed(set, t, name, opc, out))
+				op_row(set, t, name, opc, base, o->dtypes, out);
 		}
 		for (size_t i = 0; t && !o->ops && i < t->edits.n_ops_include; i++)
 			if (!find_op(&set->global, t->edits.ops_include[i].name.s))
-				op_row(set, t, t->edits.ops_include[i].name.s, base, o->dtypes,
-				       out);
+				op_row(set, t, t->edits.ops_include[i].name.s, NULL, base,
+				       o->dtypes, out);
 		out->dtypes = dtypes_for(set, t, NULL, o->dtypes, &unb);
 		if (out->n_ops) {
 			out->dtypes = 0;
@@ -318,10 +323,11 @@ static int cmp_hit(const void *a, const void *b)
 static int find_hits(const struct spec_resolver *r, const struct spec_resolve_opts *o,
 		     struct spec_decision *out, struct rule_hit *hits, size_t *n, int *any_file)
 {
-	for (size_t f = 0; f < r->n_files; f++) {
+	uint32_t files[64];
+	size_t nf = resolve__files_for(r, &out->id, files, 64);
+	for (size_t k = 0; k < nf; k++) {
+		uint32_t f = files[k];
 		const struct file_index *fi = &r->files[f];
-		if (!resolve__file_matches(fi, &out->id))
-			continue;
 		if (o->tier && fi->file->labels.n && !has_label(&fi->file->labels, o->tier))
 			continue;
 		if (!*any_file) {
@@ -329,8 +335,7 @@ static int find_hits(const struct spec_resolver *r, const struct spec_resolve_op
 			note(out, &fi->file->loc, SPEC_ROLE_FILE, fi->file->path.s);
 		}
 		*any_file = 1;
-		int rc = resolve__match_rules(r, (uint32_t)f, &out->id, hits, n,
-					      SPEC_MATCH_CANDIDATES_MAX);
+		int rc = resolve__match_rules(r, f, &out->id, hits, n, SPEC_MATCH_CANDIDATES_MAX);
 		if (rc)
 			return rc;
 	}
@@ -343,7 +348,7 @@ int testspecs_resolver_resolve(const struct spec_resolver *r, const char *test_i
 {
 	static const struct spec_resolve_opts none;
 	const struct spec_resolve_opts *o = opts ? opts : &none;
-	memset(out, 0, offsetof(struct spec_decision, id));
+	memset(out, 0, offsetof(struct spec_decision, entries));
 	out->reason[0] = '\0';
 	out->op_buf[0] = '\0';
 	int rc = testspecs_testid_parse(&out->id, test_id, o->device);

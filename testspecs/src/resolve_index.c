@@ -117,6 +117,23 @@ static void file_index_finish(struct file_index *fi)
 	free(fi->regex);
 }
 
+static const struct file_index *sort_files;
+
+static int cmp_key(enum path_token ta, const char *ra, enum path_token tb, const char *rb)
+{
+	if (ta != tb)
+		return (ta > tb) - (ta < tb);
+	return strcmp(ra, rb);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct file_index *fa = &sort_files[x], *fb = &sort_files[y];
+	int c = cmp_key(fa->token, fa->rel, fb->token, fb->rel);
+	return c ? c : (x > y) - (x < y);
+}
+
 void testspecs_resolver_destroy(struct spec_resolver *r)
 {
 	if (!r)
@@ -124,6 +141,8 @@ void testspecs_resolver_destroy(struct spec_resolver *r)
 	for (size_t i = 0; i < r->n_files; i++)
 		file_index_finish(&r->files[i]);
 	free(r->files);
+	free(r->by_path);
+	free(r->globs);
 	free(r);
 }
 
@@ -139,6 +158,12 @@ int testspecs_resolver_create(struct spec_resolver **out, const struct spec_set 
 		free(r);
 		return err_set(ERR_NOMEM, "resolver: %zu files", set->n_files);
 	}
+	r->by_path = calloc(set->n_files ? set->n_files : 1, sizeof *r->by_path);
+	r->globs = calloc(set->n_files ? set->n_files : 1, sizeof *r->globs);
+	if (!r->by_path || !r->globs) {
+		testspecs_resolver_destroy(r);
+		return err_set(ERR_NOMEM, "resolver: %zu files", set->n_files);
+	}
 	for (size_t i = 0; i < set->n_files; i++) {
 		r->n_files = i + 1;
 		int rc = file_index_build(&r->files[i], &set->files[i]);
@@ -146,7 +171,14 @@ int testspecs_resolver_create(struct spec_resolver **out, const struct spec_set 
 			testspecs_resolver_destroy(r);
 			return rc;
 		}
+		if (r->files[i].glob)
+			r->globs[r->n_globs++] = (uint32_t)i;
+		else
+			r->by_path[r->n_by_path++] = (uint32_t)i;
 	}
+	sort_files = r->files;
+	qsort(r->by_path, r->n_by_path, sizeof *r->by_path, cmp_file);
+	sort_files = NULL;
 	*out = r;
 	return 0;
 }
@@ -274,4 +306,54 @@ int resolve__match_rules(const struct spec_resolver *r, uint32_t f, const struct
 		}
 	}
 	return err;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+size_t resolve__files_for(const struct spec_resolver *r, const struct spec_test_id *id,
+			  uint32_t *out, size_t cap)
+{
+	size_t n = 0;
+	const char *p = id->path;
+	enum path_token tok = PATH_TORCH_ROOT;
+	if (starts_with(p, TOKEN_DEVICE_ROOT)) {
+		tok = PATH_DEVICE_ROOT;
+		p += strlen(TOKEN_DEVICE_ROOT);
+	} else if (starts_with(p, TOKEN_TORCH_ROOT)) {
+		p += strlen(TOKEN_TORCH_ROOT);
+	}
+	if (!id->path[0] || p[0] == '/') { /* every file, or resolved paths: the slow way */
+		for (size_t f = 0; f < r->n_files && n < cap; f++)
+			if (resolve__file_matches(&r->files[f], id))
+				out[n++] = (uint32_t)f;
+		return n;
+	}
+	/* Relative ids match TORCH_ROOT entries and token-less relative entries alike. */
+	enum path_token toks[2] = { tok, PATH_PLAIN };
+	for (size_t t = 0; t < (tok == PATH_TORCH_ROOT ? 2u : 1u); t++) {
+		size_t lo = 0, hi = r->n_by_path;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct file_index *fi = &r->files[r->by_path[mid]];
+			if (cmp_key(fi->token, fi->rel, toks[t], p) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < r->n_by_path && n < cap; lo++) {
+			const struct file_index *fi = &r->files[r->by_path[lo]];
+			if (cmp_key(fi->token, fi->rel, toks[t], p) != 0)
+				break;
+			out[n++] = r->by_path[lo];
+		}
+	}
+	for (size_t g = 0; g < r->n_globs && n < cap; g++)
+		if (resolve__file_matches(&r->files[r->globs[g]], id))
+			out[n++] = r->globs[g];
+	qsort(out, n, sizeof *out, cmp_u32);
+	return n;
 }

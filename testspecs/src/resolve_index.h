@@ -38,6 +38,10 @@ struct spec_resolver {
 	const struct spec_set *set;
 	struct file_index *files;
 	size_t n_files;
+	uint32_t *by_path; /* non-glob files sorted by (token, rel), for binary search */
+	size_t n_by_path;
+	uint32_t *globs; /* glob files, in order */
+	size_t n_globs;
 };
 
 /* A rule that matched an id: which, and how many bytes of the id's stem are its base name. */
@@ -49,6 +53,10 @@ struct rule_hit {
 
 /* 1 when file entry `fi` covers the id's path (rules in resolve.h, point 1). */
 int resolve__file_matches(const struct file_index *fi, const struct spec_test_id *id);
+
+/* The files that cover the id, in document order; returns how many (at most cap). */
+size_t resolve__files_for(const struct spec_resolver *r, const struct spec_test_id *id,
+			  uint32_t *out, size_t cap);
 
 /* Appends to hits[*n] every rule of file `f` that matches the id; ERR_LIMIT past `cap`, or a
  * regex error. */

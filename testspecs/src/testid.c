@@ -84,26 +84,25 @@ static int strip_class_suffix(struct spec_test_id *id, const char *device)
 }
 
 /* Finds `_<device>` at the end of the stem, or `_<device>_<dtype>`; strips it and records both.
- * 1 when found. */
+ * 1 when found. Called for every id the resolver sees: no formatting, one backwards scan. */
 static int strip_method_suffix(struct spec_test_id *id, const char *device)
 {
 	const char *devs[] = { device, "privateuse1" };
+	size_t n = strlen(id->stem);
 	for (size_t d = 0; d < 2; d++) {
-		char tail[128];
-		snprintf(tail, sizeof tail, "_%s", devs[d]);
-		if (has_suffix(id->stem, tail)) {
-			id->stem[strlen(id->stem) - strlen(tail)] = '\0';
+		size_t m = strlen(devs[d]);
+		for (size_t i = n; i-- > 0;) {
+			if (id->stem[i] != '_' || i + 1 + m > n ||
+			    memcmp(id->stem + i + 1, devs[d], m) != 0)
+				continue;
+			const char *rest = id->stem + i + 1 + m;
+			if (*rest && (*rest != '_' || !testspecs_dtype_known(rest + 1)))
+				continue;
 			snprintf(id->device, sizeof id->device, "%s", devs[d]);
+			if (*rest)
+				snprintf(id->dtype, sizeof id->dtype, "%s", rest + 1);
+			id->stem[i] = '\0';
 			return 1;
-		}
-		for (size_t i = 0; dtype_names[i]; i++) {
-			snprintf(tail, sizeof tail, "_%s_%s", devs[d], dtype_names[i]);
-			if (has_suffix(id->stem, tail)) {
-				id->stem[strlen(id->stem) - strlen(tail)] = '\0';
-				snprintf(id->device, sizeof id->device, "%s", devs[d]);
-				snprintf(id->dtype, sizeof id->dtype, "%s", dtype_names[i]);
-				return 1;
-			}
 		}
 	}
 	return 0;

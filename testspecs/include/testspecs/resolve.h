@@ -80,9 +80,10 @@ struct spec_decision_entry {
 };
 
 struct spec_decision_op {
-	const char *name;                      /* owned by the set, the opts or the decision */
-	spec_dtype_mask dtypes;                /* this op's effective dtypes */
-	enum spec_mode mode[SPEC_DTYPE_COUNT]; /* per dtype, after force_xfail */
+	const char *name;       /* owned by the set, the opts or the decision */
+	spec_dtype_mask dtypes; /* this op's effective dtypes */
+	enum spec_mode
+	    mode[SPEC_DTYPE_COUNT]; /* per dtype in `dtypes`, after force_xfail; else UNSET */
 	struct spec_precision precision[SPEC_DTYPE_COUNT];
 };
 
@@ -92,15 +93,16 @@ struct spec_decision {
 	bool listed;            /* an entry decided (false: unlisted_test_mode or no file) */
 	spec_dtype_mask dtypes; /* effective dtypes (union over the ops when several) */
 	bool dtypes_unbounded;  /* no list constrained them: every dtype the test has */
-	struct spec_decision_op ops[SPEC_DECISION_OPS_MAX];
 	size_t n_ops;
 	bool ops_unbounded;             /* no supported_ops and no op known: any op */
 	const struct spec_test *entry;  /* the deciding entry or NULL */
 	const struct spec_file *file;   /* the file entry or NULL */
 	const struct spec_strs *tags;   /* the entry's (NULL when none) */
 	const struct spec_strs *labels; /* the entry's labels, else its document's */
-	struct spec_decision_entry entries[SPEC_DECISION_ENTRIES_MAX];
 	size_t n_entries;
+	/* Below: filled as far as the counts above say (not cleared between calls). */
+	struct spec_decision_entry entries[SPEC_DECISION_ENTRIES_MAX];
+	struct spec_decision_op ops[SPEC_DECISION_OPS_MAX];
 	struct spec_test_id id;       /* the parsed id */
 	char op_buf[SPEC_TESTID_MAX]; /* the op split off the method name, when any */
 	char reason[SPEC_REASON_MAX];
