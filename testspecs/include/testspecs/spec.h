@@ -117,11 +117,13 @@ struct spec_dtype_items {
 	struct spec_loc loc;
 };
 
-/* A {name, description} item: edits.ops.exclude, edits.modules.*, edits.functions.*,
- * global.supported_modules. */
+/* A {name, description} item: edits.ops.exclude, edits.modules.*, edits.functions.cpu_move.
+ * Module includes may also carry module_path and inputs (sample_inputs_func,
+ * constructor_inputs, forward_inputs): the inputs are checked but not kept. */
 struct spec_named {
 	struct spec_str name;
 	struct spec_str description; /* .s NULL when absent */
+	struct spec_str module_path; /* edits.modules.include only; .s NULL when absent */
 	struct spec_loc loc;
 };
 
@@ -143,9 +145,11 @@ struct spec_device_layout {
 
 struct spec_tensor {
 	struct spec_ints shape;
-	struct spec_str dtype_text; /* as written; .s NULL when absent */
+	struct spec_str dtype_text; /* as written ("float16", "torch.float16", "half") */
 	enum spec_dtype dtype;      /* SPEC_DTYPE_NONE when absent */
-	struct spec_str init;       /* rand, randn, zeros, ones, randint, arange, eye, full, ... */
+	struct spec_str device;     /* .s NULL when absent (torch-spyre: "privateuse1") */
+	struct spec_str init; /* rand, randn, zeros, ones, randint, arange, eye, full, file; .s NULL
+				 when absent (torch-spyre: rand) */
 	struct spec_str init_args;  /* the node re-serialised as flow YAML text; .s NULL if absent */
 	struct spec_ints stride;
 	bool has_storage_offset;
@@ -188,6 +192,7 @@ struct spec_sample_inputs {
 struct spec_op_include {
 	struct spec_str name;
 	struct spec_str description;
+	struct spec_strs tags;
 	struct spec_sample_inputs sample_inputs;
 	struct spec_loc loc;
 };
@@ -283,7 +288,8 @@ struct spec_global {
 	struct spec_op *supported_ops;
 	size_t n_supported_ops;
 	bool has_supported_ops;
-	struct spec_nameds supported_modules;
+	struct spec_op *supported_modules; /* same shape as ops: name, force_xfail, dtypes */
+	size_t n_supported_modules;
 	bool has_supported_modules;
 	bool has_seed; /* input_config.seed */
 	uint64_t seed;
@@ -368,7 +374,9 @@ int testspecs_load_path(struct spec_set *set, const char *path, const struct spe
 const char *testspecs_mode_name(enum spec_mode mode); /* "mandatory_success", ...; "unset" */
 int testspecs_mode_parse(const char *text, enum spec_mode *out); /* 0 or ERR_INVAL */
 const char *testspecs_dtype_name(enum spec_dtype dtype);
-int testspecs_dtype_parse(const char *text, enum spec_dtype *out); /* 0 or ERR_INVAL */
+/* Accepts the schema's names and torch-spyre's alias "half"; with `torch_prefix`, also
+ * "torch.float16" (tensor specs accept it). 0 or ERR_INVAL. */
+int testspecs_dtype_parse(const char *text, bool torch_prefix, enum spec_dtype *out);
 
 /* ---- paths ---- */
 
