@@ -1,0 +1,137 @@
+/* Kernel cases: how one eligible upstream test becomes the emulator runs that stand for it
+ * (op, input shapes, dtype, tolerance, expected mode, seed). The bridge is ARCHITECTURE.md's
+ * "From an upstream test to kernel cases"; the first rule that yields cases wins:
+ *   1. the test entry's `kernels:` extension: exactly those cases;
+ *   2. `edits.ops.include[]` entries with `sample_inputs_func`: those ops with those shapes;
+ *   3. an @ops-parametrised test: every op of the specs' `global.supported_ops` that the test's
+ *      op family admits and the emulator implements, with the op's default samples
+ *      (spyre_ops[].samples: stick-aligned and unaligned shapes);
+ *   4. the ops the test body calls (the caller scans them) that the specs support and the
+ *      emulator implements, with default samples;
+ *   5. none: "not mappable", with the reason.
+ * Every case is crossed with the effective dtypes of its op and carries the mode and the
+ * precision the specs give. An op or dtype the emulator lacks makes the case UNSUPPORTED:
+ * it is listed and counted, never dropped. Ids and seeds are a hash of test id, op, shapes and
+ * dtype (and global.input_config.seed), so the same specs give the same cases on every host.
+ *
+ * Upstream op names (OpInfo names such as `nn.functional.gelu`, and body calls such as
+ * `torch.add` or `F.gelu`) meet the emulator's op names through one explicit table,
+ * testspecs_opmap[]: see opmap.c and docs/specs.md. */
+#ifndef TESTSPECS_CASES_H
+#define TESTSPECS_CASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "testspecs/spec.h"
+
+#define SPEC_CASE_INPUTS_MAX   4       /* = SPYRE_OP_INPUTS_MAX */
+#define SPEC_CASE_DIMS_MAX     8       /* dims of one case input */
+#define SPEC_CASES_MAX         1000000 /* cases in one list */
+#define SPEC_CASE_OP_MAX       64      /* bytes of an op name, with its NUL */
+#define SPEC_PRECISION_DEFAULT 1e-3    /* torch-spyre's framework default atol = rtol */
+
+/* The slice of the op database an @ops decorator iterates over, as far as the file tells it. */
+enum spec_op_family {
+	SPEC_FAMILY_ANY = 0,     /* @ops(op_db) and friends: every op */
+	SPEC_FAMILY_UNARY_UFUNC, /* @ops(unary_ufuncs): test_unary_ufuncs.py */
+	SPEC_FAMILY_BINARY_UFUNC,
+	SPEC_FAMILY_REDUCTION, /* @ops(reduction_ops): test_reductions.py */
+	SPEC_FAMILY_OTHER,     /* an op in no ufunc or reduction list */
+};
+
+/* One row of the upstream -> emulator table. */
+struct spec_op_map {
+	const char *upstream; /* OpInfo name: "nn.functional.gelu", "div.no_rounding_mode" */
+	const char *emu;      /* the emulator op: "gelu" */
+	enum spec_op_family family;
+};
+
+extern const struct spec_op_map testspecs_opmap[];
+extern const size_t testspecs_opmap_count;
+
+/* The row for an upstream name. Tries the name as written, then with the call prefixes
+ * "torch.nn.functional." and "F." rewritten to "nn.functional.", then without "torch." or
+ * "Tensor.". The emulator's own op names are rows too. NULL when none. */
+const struct spec_op_map *testspecs_opmap_find(const char *name);
+
+/* The family of the @ops tests of an upstream file, by its basename (test_binary_ufuncs.py ->
+ * BINARY_UFUNC, test_unary_ufuncs.py -> UNARY_UFUNC, test_reductions.py -> REDUCTION, else ANY). */
+enum spec_op_family testspecs_family_for_path(const char *path);
+
+enum spec_case_rule {
+	SPEC_RULE_NONE = 0,      /* not mappable */
+	SPEC_RULE_KERNELS,       /* 1 */
+	SPEC_RULE_SAMPLE_INPUTS, /* 2 */
+	SPEC_RULE_OPINFO,        /* 3 */
+	SPEC_RULE_BODY_OPS,      /* 4 */
+};
+const char *testspecs_rule_name(enum spec_case_rule rule); /* "kernels", ..., "not_mappable" */
+
+struct spec_case {
+	char id[17];               /* 16 hex digits */
+	char *test_id;             /* owned */
+	char op[SPEC_CASE_OP_MAX]; /* as the spec or the scan named it */
+	const char *emu_op;        /* spyre_ops[].name; NULL when the emulator lacks it */
+	int nin;
+	int64_t shapes[SPEC_CASE_INPUTS_MAX][SPEC_CASE_DIMS_MAX];
+	int ndims[SPEC_CASE_INPUTS_MAX];
+	enum spec_dtype dtype;
+	double atol, rtol;
+	enum spec_mode mode; /* after force_xfail */
+	uint64_t seed;
+	enum spec_case_rule rule;
+	bool unsupported;
+	char why[128];                    /* why unsupported; "" otherwise */
+	const struct spec_kernel *kernel; /* rule 1: its params; else NULL (points into the set) */
+	struct spec_loc loc;              /* the spec node that produced the case */
+};
+
+struct spec_case_list {
+	struct spec_case *v;
+	size_t n, cap;
+	size_t n_unsupported;
+};
+
+void testspecs_cases_init(struct spec_case_list *list);
+void testspecs_cases_finish(struct spec_case_list *list);
+
+/* What the caller knows about one upstream test: the resolver's decision (mode, the entry that
+ * listed it) and the scanner's facts (parametrised over the op database, the ops its body
+ * calls). */
+struct spec_case_test {
+	const char *test_id; /* "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_add" */
+	const struct spec_test *entry; /* the deciding entry; NULL for an unlisted test */
+	const struct spec_file *file;  /* its file entry (for the family); may be NULL */
+	enum spec_mode mode;           /* the resolver's mode (SKIP: expand nothing) */
+	bool opinfo;                   /* the test is @ops-parametrised */
+	enum spec_op_family family;    /* its op family (testspecs_family_for_path) */
+	const char *const *body_ops;   /* rule 4: calls the scanner found ("torch.add", "F.gelu") */
+	size_t n_body_ops;
+};
+
+struct spec_expand_result {
+	enum spec_case_rule rule; /* the rule that yielded the cases; NONE: not mappable */
+	const char *why;          /* NONE: the reason (static text) */
+	size_t n_cases;           /* appended, unsupported ones included */
+	size_t n_unsupported;
+};
+
+/* Appends the kernel cases of one test to `list`. A skipped or not mappable test appends
+ * nothing and says why in `res`. Returns 0, ERR_NOMEM, or ERR_LIMIT past SPEC_CASES_MAX. */
+int testspecs_cases_expand(struct spec_case_list *list, const struct spec_set *set,
+			   const struct spec_case_test *test, struct spec_expand_result *res);
+
+/* The effective dtypes of `op` (an upstream name) for a test entry (may be NULL): (global
+ * supported dtypes, or every dtype when absent) intersected with the op's dtypes in
+ * supported_ops, plus edits.dtypes.include, minus edits.dtypes.exclude. Writes up to `max`
+ * dtypes in enum order; returns how many. */
+size_t testspecs_effective_dtypes(const struct spec_set *set, const struct spec_test *entry,
+				  const char *op, enum spec_dtype *out, size_t max);
+
+/* Whether `op` is excluded by the entry's edits.ops.exclude: a name equal to it or a prefix
+ * followed by '_' (compared with '.' read as '_', as upstream variant names spell them). */
+bool testspecs_op_excluded(const struct spec_test *entry, const char *op);
+
+#endif
