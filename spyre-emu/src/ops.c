@@ -144,6 +144,50 @@ static int64_t to_i64(double v)
 	return (int64_t)v;
 }
 
+#define BULK_CHUNK 1024
+
+void spyre_tensor_get_all(const struct spyre_tensor *t, double *out)
+{
+	uint64_t n = spyre_tensor_numel(t);
+	if (t->dtype != SPYRE_DTYPE_FLOAT16 && t->dtype != SPYRE_DTYPE_DL16) {
+		for (uint64_t i = 0; i < n; i++)
+			out[i] = spyre_tensor_get(t, i);
+		return;
+	}
+	const uint16_t *src = t->data;
+	float f[BULK_CHUNK];
+	for (uint64_t i = 0; i < n; i += BULK_CHUNK) {
+		size_t m = n - i < BULK_CHUNK ? (size_t)(n - i) : BULK_CHUNK;
+		if (t->dtype == SPYRE_DTYPE_FLOAT16)
+			spyre_half_to_f32_n(f, src + i, m);
+		else
+			spyre_dl16_to_f32_n(f, src + i, m);
+		for (size_t k = 0; k < m; k++)
+			out[i + k] = f[k];
+	}
+}
+
+void spyre_tensor_set_all(struct spyre_tensor *t, const double *v)
+{
+	uint64_t n = spyre_tensor_numel(t);
+	if (t->dtype != SPYRE_DTYPE_FLOAT16 && t->dtype != SPYRE_DTYPE_DL16) {
+		for (uint64_t i = 0; i < n; i++)
+			spyre_tensor_set(t, i, v[i]);
+		return;
+	}
+	uint16_t *dst = t->data;
+	float f[BULK_CHUNK];
+	for (uint64_t i = 0; i < n; i += BULK_CHUNK) {
+		size_t m = n - i < BULK_CHUNK ? (size_t)(n - i) : BULK_CHUNK;
+		for (size_t k = 0; k < m; k++)
+			f[k] = (float)v[i + k]; /* as spyre_tensor_set rounds: through fp32 */
+		if (t->dtype == SPYRE_DTYPE_FLOAT16)
+			spyre_half_from_f32_n(dst + i, f, m);
+		else
+			spyre_dl16_from_f32_n(dst + i, f, m);
+	}
+}
+
 void spyre_tensor_set(struct spyre_tensor *t, uint64_t i, double v)
 {
 	uint8_t *p = (uint8_t *)t->data + i * spyre_dtype_size(t->dtype);
@@ -290,8 +334,16 @@ int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in
 		uint64_t n = spyre_tensor_numel(&in[i]);
 		int is_int = !spyre_dtype_is_float(t);
 		enum init k0 = init_of(kind);
+		double *v = malloc((size_t)(n ? n : 1) * sizeof(double));
+		if (!v) {
+			for (int k = 0; k <= i; k++)
+				spyre_tensor_finish(&in[k]);
+			return err_set(ERR_NOMEM, "%s input %d: out of memory", op->name, i);
+		}
 		for (uint64_t k = 0; k < n; k++)
-			spyre_tensor_set(&in[i], k, draw(k0, is_int, hi, &r));
+			v[k] = draw(k0, is_int, hi, &r);
+		spyre_tensor_set_all(&in[i], v);
+		free(v);
 	}
 	return 0;
 }

@@ -373,8 +373,8 @@ static double *to_doubles(const struct spyre_tensor *t)
 {
 	uint64_t n = spyre_tensor_numel(t);
 	double *x = malloc((n ? n : 1) * sizeof(double));
-	for (uint64_t i = 0; x && i < n; i++)
-		x[i] = spyre_tensor_get(t, i);
+	if (x)
+		spyre_tensor_get_all(t, x);
 	return x;
 }
 

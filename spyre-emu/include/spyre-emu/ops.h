@@ -65,6 +65,10 @@ uint64_t spyre_tensor_numel(const struct spyre_tensor *t);
 /* Element i as a double (any dtype), and the store back (rounded to the dtype). */
 double spyre_tensor_get(const struct spyre_tensor *t, uint64_t i);
 void spyre_tensor_set(struct spyre_tensor *t, uint64_t i, double v);
+/* The same for every element at once (bulk conversions for 16-bit floats): out holds numel
+ * doubles. */
+void spyre_tensor_get_all(const struct spyre_tensor *t, double *out);
+void spyre_tensor_set_all(struct spyre_tensor *t, const double *v);
 /* Deterministic inputs for an op (scaled as torch-spyre's tests scale them, indices in range
  * for embedding), from `seed`. */
 int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in, int nin,
