@@ -378,7 +378,8 @@ int scan__resolve_uses(struct scan_state *st)
 			st->uses[n++] = (struct rawuse){ st->uses[k].function, r };
 	}
 	free(m.slots);
-	qsort(st->uses, n, sizeof(*st->uses), by_use);
+	if (n > 0)
+		qsort(st->uses, n, sizeof(*st->uses), by_use);
 	size_t k = 0;
 	while (k < n) {
 		size_t e = k, distinct = 0;
