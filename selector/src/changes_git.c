@@ -51,8 +51,48 @@ static enum change_status map_status(git_delta_t s)
 	}
 }
 
+/* The lines of one side of a type change (a gitlink reads as one line, as git shows it);
+ * *binary set for binary content. */
+static int side_lines(uint32_t *lines, bool *binary, git_repository *repo, const git_diff_file *f)
+{
+	*lines = 1;
+	if (f->mode == GIT_FILEMODE_COMMIT)
+		return 0;
+	git_blob *blob = NULL;
+	if (git_blob_lookup(&blob, repo, &f->id) < 0)
+		return git_fail(f->path);
+	const char *p = git_blob_rawcontent(blob);
+	size_t n = (size_t)git_blob_rawsize(blob);
+	*binary = *binary || git_blob_is_binary(blob);
+	uint32_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += p[i] == '\n';
+	*lines = count + (n && p[n - 1] != '\n');
+	git_blob_free(blob);
+	return 0;
+}
+
+/* libgit2 gives a type change no hunks; git shows it as the deletion of the old content and
+ * the addition of the new, and so does this (udiff.c joins git's two sections the same way). */
+static int typechange_hunks(struct change_builder *b, git_repository *repo,
+			    const git_diff_delta *d, struct file_change *fc)
+{
+	uint32_t old_n, new_n;
+	int rc = side_lines(&old_n, &fc->binary, repo, &d->old_file);
+	if (!rc)
+		rc = side_lines(&new_n, &fc->binary, repo, &d->new_file);
+	if (rc || fc->binary)
+		return rc;
+	struct change_hunk del = {1, old_n, 0, 0}, add = {0, 0, 1, new_n};
+	if (old_n)
+		rc = changes__add_hunk(b, &del);
+	if (!rc && new_n)
+		rc = changes__add_hunk(b, &add);
+	return rc;
+}
+
 /* Reads one delta: its file change, then its hunks through a git_patch. */
-static int read_delta(struct change_builder *b, git_diff *diff, size_t idx)
+static int read_delta(struct change_builder *b, git_repository *repo, git_diff *diff, size_t idx)
 {
 	const git_diff_delta *d = git_diff_get_delta(diff, idx);
 	struct file_change *fc;
@@ -72,6 +112,8 @@ static int read_delta(struct change_builder *b, git_diff *diff, size_t idx)
 	if (rc)
 		return err_prefix("diff entry %zu", idx);
 
+	if (d->status == GIT_DELTA_TYPECHANGE)
+		return typechange_hunks(b, repo, d, fc);
 	git_patch *patch = NULL;
 	if (git_patch_from_diff(&patch, diff, idx) < 0)
 		return git_fail(fc->new_path.text);
@@ -120,7 +162,7 @@ static int diff_trees(struct change_builder *b, git_repository *repo, git_tree *
 		rc = git_fail("rename detection");
 	size_t n = git_diff_num_deltas(diff);
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = read_delta(b, diff, i);
+		rc = read_delta(b, repo, diff, i);
 	git_diff_free(diff);
 	return rc;
 }

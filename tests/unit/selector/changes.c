@@ -73,6 +73,9 @@ static void check_scenario(const struct change_set *s)
 	cr_assert_eq(fc->n_hunks, 0);
 	fc = find(s, "link");
 	expect(fc, CHANGE_TYPECHANGE, "link", 0120000, 0100644, false);
+	cr_assert_eq(fc->n_hunks, 2);
+	expect_hunk(fc, 0, 1, 1, 0, 0);
+	expect_hunk(fc, 1, 0, 0, 1, 1);
 	fc = find(s, "sub");
 	expect(fc, CHANGE_MODIFIED, "sub", 0160000, 0160000, false);
 	cr_assert_eq(fc->n_hunks, 1);
