@@ -1,0 +1,167 @@
+/* The Python scanner (selector stage 2's eyes): a hand-written tokenizer and parser of the subset
+ * of Python that matters for test selection. One call reads one file's bytes and returns plain
+ * structs with counts: classes, functions and methods with line ranges and decorators, the
+ * instantiate_*_tests calls, imports with the local names they bind, the dotted names each
+ * function body uses (resolved through the file's import aliases), normalized body hashes,
+ * op database entries (OpInfo(...) and kin) and the aten ops registered by decorators.
+ *
+ * It never fails on bad Python: what it cannot parse becomes a warning with the line, and it
+ * picks up at the next line whose indentation closes the current block. A file that is not
+ * UTF-8 is skipped (result->skipped) with a warning naming the byte offset. Time is linear in
+ * the size of the file. Lines are numbered from 1; a "line range" is first..last inclusive. */
+#ifndef SELECTOR_SCAN_H
+#define SELECTOR_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One argument of a call (a decorator's, a class's bases, an instantiate call's). */
+enum scan_arg_kind {
+	SCAN_ARG_OTHER = 0,  /* anything else: kept as text only (lists, comprehensions, calls) */
+	SCAN_ARG_NAME = 1,   /* a dotted name: value is the name without spaces ("torch.float16") */
+	SCAN_ARG_STRING = 2, /* one plain string literal: value is its content, quotes removed */
+	SCAN_ARG_NUMBER = 3, /* a number: value is its text */
+};
+
+struct scan_arg {
+	const char *keyword; /* "name" for name=..., NULL for a positional argument */
+	const char *text;    /* the argument's source text from its first to its last token */
+	enum scan_arg_kind kind;
+	const char *value; /* see scan_arg_kind; NULL for SCAN_ARG_OTHER */
+};
+
+struct scan_decorator {
+	const char *name; /* the dotted name as written, without spaces: "ops", "unittest.skipIf" */
+	const char *text; /* the whole decorator expression after '@', as written */
+	bool called;      /* has an argument list: @ops(...) vs @onlyCUDA */
+	const char *args; /* the text between the parentheses; NULL when not called */
+	struct scan_arg *argv;
+	size_t argc;
+	uint32_t line; /* the line of the '@' */
+};
+
+struct scan_class {
+	const char *name;
+	const char *qualname; /* "Outer.Inner" for nested classes, "f.Local" inside a function */
+	int parent_class;     /* index in classes of the enclosing class, -1 if none */
+	int parent_function;  /* index in functions of the enclosing function, -1 if none */
+	uint32_t first_line;  /* the `class` line */
+	uint32_t last_line;   /* the last line of the body */
+	uint32_t deco_line;   /* the first decorator's line, first_line when undecorated */
+	struct scan_arg *bases; /* positional and keyword arguments of the class line, as written */
+	size_t n_bases;
+	struct scan_decorator *decorators;
+	size_t n_decorators;
+};
+
+struct scan_function {
+	const char *name;
+	const char *qualname; /* "Class.method", "outer.inner" */
+	int class_index;      /* the class whose body holds this def directly (a method), else -1 */
+	int parent_function;  /* the enclosing function for a nested def, else -1 */
+	bool is_async;
+	uint32_t first_line; /* the `def` line */
+	uint32_t last_line;  /* the last line of the body */
+	uint32_t deco_line;  /* the first decorator's line, first_line when undecorated */
+	struct scan_decorator *decorators;
+	size_t n_decorators;
+	/* Dotted names the body uses, sorted and deduplicated. Chains rooted at an imported name
+	 * are resolved through the import ("F.gelu" -> "torch.nn.functional.gelu"); chains rooted
+	 * at a name defined at module level in this file are kept as written ("helper",
+	 * "MyClass.method"); attributes of anything else keep only their last name with a leading
+	 * dot ("x.add(...)" -> ".add", "self.assertEqual" -> ".assertEqual"). */
+	const char **uses;
+	size_t n_uses;
+	/* The hash of the decorators, the def line and the body: comments, blank lines, trailing
+	 * whitespace, line endings (CRLF/CR/LF) and the indentation of the whole def do not change
+	 * it; any other edit does. */
+	uint64_t body_hash;
+	/* Aten ops registered by @register_decomposition(aten.x), @register_lowering(...),
+	 * @register_meta(...) and friends (any decorator whose last name contains "register"):
+	 * "x", or "x.overload" when the overload is named. */
+	const char **registers;
+	size_t n_registers;
+};
+
+struct scan_import {
+	const char *module; /* absolute module: "a.b.c"; relative imports resolved when the file's
+			       module path is known, else kept with their leading dots ("..x") */
+	const char *name;   /* `from M import name`: the name; NULL for `import M` */
+	const char *local;  /* the local name bound: "a" for `import a.b.c`, "c" for `import a.b as
+			       c`, "d" for `from a.b import c as d`; "*" for a star import */
+	const char *target; /* what the local name stands for: "a", "a.b", "a.b.c" (module.name) */
+	int level;          /* leading dots of a relative import, 0 for absolute */
+	int function;       /* the function the import is in, -1 at module or class level */
+	uint32_t line;
+};
+
+enum scan_instantiate_kind {
+	SCAN_INSTANTIATE_DEVICE_TYPE = 0,  /* instantiate_device_type_tests(Class, globals(), ...) */
+	SCAN_INSTANTIATE_PARAMETRIZED = 1, /* instantiate_parametrized_tests(Class) */
+};
+
+struct scan_instantiate {
+	enum scan_instantiate_kind kind;
+	const char *class_name; /* the first argument as written ("TestFoo") */
+	struct scan_arg *argv;  /* every argument */
+	size_t argc;
+	uint32_t line;
+};
+
+/* An op database entry: OpInfo("add", ...), UnaryUfuncInfo(...), any *Info("name", ...). */
+struct scan_opinfo {
+	const char *kind;              /* the callee's last name: "OpInfo", "BinaryUfuncInfo" */
+	const char *name;              /* the first positional string, or name= */
+	const char *aten_name;         /* aten_name= when present, else NULL */
+	const char *variant_test_name; /* variant_test_name= when present, else NULL */
+	uint32_t first_line;           /* the callee's line */
+	uint32_t last_line;            /* the closing parenthesis's line */
+};
+
+struct scan_warning {
+	uint32_t line;       /* 0 for a whole-file warning */
+	const char *message; /* "unterminated triple-quoted string", "not UTF-8 at byte 1234" */
+};
+
+struct scan_file {
+	const char *path;
+	const char *module_path; /* as given, may be NULL */
+	bool skipped;            /* not UTF-8: nothing else is filled in; see warnings */
+	uint32_t n_lines;
+	uint64_t module_hash; /* every line outside a def (decorators, def lines and bodies) */
+	struct scan_class *classes; /* in source order */
+	size_t n_classes;
+	struct scan_function *functions; /* in source order (of their def lines) */
+	size_t n_functions;
+	struct scan_import *imports;
+	size_t n_imports;
+	struct scan_instantiate *instantiates;
+	size_t n_instantiates;
+	struct scan_opinfo *opinfos;
+	size_t n_opinfos;
+	struct scan_warning *warnings;
+	size_t n_warnings;
+	void *arena_; /* private: the memory behind every pointer above */
+};
+
+/* Scans `len` bytes of `data` (need not be NUL-terminated), the file at `path` (used in
+ * messages and kept in the result). `module_path` ("torch.nn.functional"; for a package's
+ * __init__.py the package, "torch.nn") resolves relative imports; NULL keeps them relative.
+ * Returns 0 and a result to free with scan_file_destroy(), ERR_LIMIT when len exceeds
+ * PYTHON_FILE_MAX, ERR_NOMEM, or ERR_INVAL for NULL arguments. A file that is not UTF-8 is
+ * success with skipped set. */
+int selector_scan(struct scan_file **out, const char *path, const char *module_path,
+		  const char *data, size_t len);
+
+/* Frees a result; NULL is a no-op. */
+void scan_file_destroy(struct scan_file *file);
+
+/* Index in file->functions of the innermost function whose range (from its first decorator to
+ * its last line) holds `line`, or -1. Same for classes. For mapping a diff hunk. */
+int selector_scan_function_at(const struct scan_file *file, uint32_t line);
+int selector_scan_class_at(const struct scan_file *file, uint32_t line);
+/* Index in file->opinfos of the innermost entry whose range holds `line`, or -1. */
+int selector_scan_opinfo_at(const struct scan_file *file, uint32_t line);
+
+#endif

@@ -1,0 +1,371 @@
+/* The Python scanner's expression helpers: dotted names, string literal values, argument lists,
+ * the aten ops of register_* decorators, op database entries (OpInfo(...) and kin), and the
+ * names each function body uses, resolved at the end of the file through its imports. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "scan_internal.h"
+
+static const char *const keywords[] = {
+	"False", "None",   "True",    "and",      "as",     "assert", "async", "await",
+	"break", "class",  "continue", "def",     "del",    "elif",   "else",  "except",
+	"finally", "for",  "from",    "global",   "if",     "import", "in",    "is",
+	"lambda", "nonlocal", "not",  "or",       "pass",   "raise",  "return", "try",
+	"while", "with",   "yield",   NULL,
+};
+
+bool scan__is_keyword(const char *s, size_t n)
+{
+	if (n < 2 || n > 8)
+		return false;
+	for (int i = 0; keywords[i]; i++)
+		if (strlen(keywords[i]) == n && memcmp(keywords[i], s, n) == 0)
+			return true;
+	return false;
+}
+
+static bool is_dot(const struct tok *t)
+{
+	return tok_op(t, '.');
+}
+
+const char *scan__dotted(struct scan_state *st, const struct lline *ll, size_t i, size_t *end)
+{
+	if (i >= ll->n || ll->toks[i].kind != TOK_NAME)
+		return NULL;
+	size_t j = i, total = ll->toks[i].len;
+	while (j + 2 < ll->n && is_dot(&ll->toks[j + 1]) && ll->toks[j + 2].kind == TOK_NAME) {
+		j += 2;
+		total += 1 + ll->toks[j].len;
+	}
+	*end = j + 1;
+	char *s = scan__alloc(st->arena, total + 1);
+	if (!s) {
+		st->err = err_set(ERR_NOMEM, "scan: out of memory for a name");
+		return NULL;
+	}
+	size_t p = 0;
+	for (size_t k = i; k <= j; k += 2) {
+		if (k > i)
+			s[p++] = '.';
+		memcpy(s + p, st->d + ll->toks[k].off, ll->toks[k].len);
+		p += ll->toks[k].len;
+	}
+	return s;
+}
+
+const char *scan__string_value(struct scan_state *st, const struct tok *t)
+{
+	const char *s = st->d + t->off;
+	size_t n = t->len, p = 0;
+	bool raw = false;
+	while (p < n && s[p] != '\'' && s[p] != '"') {
+		char c = (char)(s[p] | 0x20);
+		if (c == 'r')
+			raw = true;
+		else if (c != 'u')
+			return NULL; /* bytes, f-strings and t-strings have no plain value */
+		p++;
+	}
+	if (p >= n)
+		return NULL;
+	char q = s[p];
+	size_t ql = (n - p >= 6 && s[p + 1] == q && s[p + 2] == q) ? 3 : 1;
+	if (n - p < 2 * ql)
+		return NULL; /* unterminated */
+	const char *b = s + p + ql;
+	size_t bl = n - p - 2 * ql;
+	char *out = scan__alloc(st->arena, bl + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t k = 0; k < bl; k++) {
+		char c = b[k];
+		if (c == '\\' && !raw && k + 1 < bl) {
+			char e = b[++k];
+			c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
+			if (e != 'n' && e != 't' && e != '\\' && e != '\'' && e != '"') {
+				out[o++] = '\\';
+				c = e;
+			}
+		}
+		out[o++] = c;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static char *text_of(struct scan_state *st, const struct lline *ll, size_t a, size_t b)
+{
+	if (b <= a)
+		return scan__strndup(st->arena, "", 0);
+	const struct tok *x = &ll->toks[a], *y = &ll->toks[b - 1];
+	return scan__strndup(st->arena, st->d + x->off, y->off + y->len - x->off);
+}
+
+/* Splits (open, close) at commas of depth 0; calls fn for each non-empty [a, b). */
+static size_t split_args(const struct lline *ll, size_t open, size_t close, size_t *starts,
+			 size_t *ends, size_t max)
+{
+	size_t n = 0, a = open + 1;
+	for (size_t k = open + 1; k <= close; k++) {
+		const struct tok *t = &ll->toks[k];
+		if (k < close && t->match > (int32_t)k && (size_t)t->match < close) {
+			k = (size_t)t->match;
+			continue;
+		}
+		if (k == close || tok_op(t, ',')) {
+			if (k > a) {
+				if (n < max) {
+					starts[n] = a;
+					ends[n] = k;
+				}
+				n++;
+			}
+			a = k + 1;
+		}
+	}
+	return n;
+}
+
+static int fill_arg(struct scan_state *st, const struct lline *ll, size_t a, size_t b,
+		    struct scan_arg *arg)
+{
+	if (b - a >= 3 && ll->toks[a].kind == TOK_NAME && tok_op(&ll->toks[a + 1], '=')) {
+		arg->keyword = scan__strndup(st->arena, st->d + ll->toks[a].off, ll->toks[a].len);
+		if (!arg->keyword)
+			return ERR_NOMEM;
+		a += 2;
+	}
+	arg->text = text_of(st, ll, a, b);
+	if (!arg->text)
+		return ERR_NOMEM;
+	const struct tok *t = &ll->toks[a];
+	size_t end = a;
+	if (b - a == 1 && t->kind == TOK_STRING) {
+		arg->value = scan__string_value(st, t);
+		arg->kind = arg->value ? SCAN_ARG_STRING : SCAN_ARG_OTHER;
+	} else if (b - a == 1 && t->kind == TOK_NUMBER) {
+		arg->kind = SCAN_ARG_NUMBER;
+		arg->value = arg->text;
+	} else if (t->kind == TOK_NAME) {
+		const char *name = scan__dotted(st, ll, a, &end);
+		if (!name)
+			return ERR_NOMEM;
+		if (end == b) {
+			arg->kind = SCAN_ARG_NAME;
+			arg->value = name;
+		}
+	}
+	return 0;
+}
+
+#define ARGS_MAX 4096 /* arguments kept for one call; more are counted in a warning */
+
+int scan__args(struct scan_state *st, const struct lline *ll, size_t open, size_t close,
+	       struct scan_arg **out, size_t *n)
+{
+	static _Thread_local size_t starts[ARGS_MAX], ends[ARGS_MAX];
+	size_t count = split_args(ll, open, close, starts, ends, ARGS_MAX);
+	if (count > ARGS_MAX) {
+		scan__warn(st, ll->toks[open].line, "%zu arguments, only the first %d kept", count,
+			   ARGS_MAX);
+		count = ARGS_MAX;
+	}
+	*n = 0;
+	*out = NULL;
+	if (count == 0)
+		return 0;
+	struct scan_arg *args = scan__alloc(st->arena, count * sizeof(*args));
+	if (!args)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for arguments");
+	for (size_t k = 0; k < count; k++)
+		if (fill_arg(st, ll, starts[k], ends[k], &args[k]))
+			return st->err = err_set(ERR_NOMEM, "scan: out of memory for arguments");
+	*out = args;
+	*n = count;
+	return 0;
+}
+
+static int push_reg(struct scan_state *st, const char *op)
+{
+	const char **r = scan__grow(st->regs, st->n_regs, &st->cap_regs, sizeof(*r));
+	if (!r)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for registrations");
+	st->regs = r;
+	r[st->n_regs++] = op;
+	return 0;
+}
+
+int scan__registers(struct scan_state *st, const struct lline *ll, size_t open, size_t close)
+{
+	for (size_t k = open + 1; k < close; k++) {
+		if (ll->toks[k].kind != TOK_NAME || is_dot(&ll->toks[k - 1]))
+			continue;
+		size_t end = k;
+		const char *chain = scan__dotted(st, ll, k, &end);
+		if (!chain)
+			return st->err;
+		k = end - 1;
+		const char *p = strncmp(chain, "aten.", 5) == 0 ? chain : strstr(chain, ".aten.");
+		if (!p)
+			continue;
+		p = strchr(p + (*p == '.'), '.') + 1; /* after "aten." */
+		const char *dot = strchr(p, '.');
+		if (dot && strchr(dot + 1, '.'))
+			continue; /* aten.x.overload.something: not an op */
+		if (push_reg(st, p))
+			return st->err;
+	}
+	return 0;
+}
+
+static const char *const opinfo_kinds[] = {
+	"OpInfo",           "UnaryUfuncInfo",  "BinaryUfuncInfo", "ReductionOpInfo",
+	"ShapeFuncInfo",    "ForeachFuncInfo", "SpectralFuncInfo", NULL,
+};
+
+static bool known_kind(const char *s, size_t n)
+{
+	for (int i = 0; opinfo_kinds[i]; i++)
+		if (strlen(opinfo_kinds[i]) == n && memcmp(opinfo_kinds[i], s, n) == 0)
+			return true;
+	return false;
+}
+
+static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, size_t close)
+{
+	const struct tok *t = &ll->toks[i];
+	bool known = known_kind(st->d + t->off, t->len);
+	const struct tok *first = NULL, *name_kw = NULL, *aten = NULL, *variant = NULL;
+	size_t a = i + 2, nargs = 0;
+	for (size_t k = i + 2; k <= close; k++) {
+		const struct tok *x = &ll->toks[k];
+		if (k < close && x->match > (int32_t)k && (size_t)x->match < close) {
+			k = (size_t)x->match;
+			continue;
+		}
+		if (k != close && !tok_op(x, ','))
+			continue;
+		if (k > a) {
+			const struct tok *h = &ll->toks[a];
+			bool kw = k - a >= 3 && h->kind == TOK_NAME && tok_op(&ll->toks[a + 1], '=');
+			const struct tok *v = kw && k - a == 3 ? &ll->toks[a + 2] : NULL;
+			if (nargs == 0 && !kw && k - a == 1 && h->kind == TOK_STRING)
+				first = h;
+			else if (v && v->kind == TOK_STRING && TOK_IS(st, h, "name"))
+				name_kw = v;
+			else if (v && v->kind == TOK_STRING && TOK_IS(st, h, "aten_name"))
+				aten = v;
+			else if (v && v->kind == TOK_STRING && TOK_IS(st, h, "variant_test_name"))
+				variant = v;
+			nargs++;
+		}
+		a = k + 1;
+	}
+	if (!first && !(known && name_kw))
+		return 0;
+	struct scan_opinfo *o = scan__grow(st->f->opinfos, st->f->n_opinfos, &st->cap_opinfo,
+					   sizeof(*o));
+	if (!o)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
+	st->f->opinfos = o;
+	o = &o[st->f->n_opinfos++];
+	memset(o, 0, sizeof(*o));
+	o->kind = scan__strndup(st->arena, st->d + t->off, t->len);
+	const struct tok *nt = first ? first : name_kw;
+	o->name = scan__string_value(st, nt);
+	if (!o->name)
+		o->name = scan__strndup(st->arena, st->d + nt->off, nt->len);
+	o->aten_name = aten ? scan__string_value(st, aten) : NULL;
+	o->variant_test_name = variant ? scan__string_value(st, variant) : NULL;
+	o->first_line = t->line;
+	o->last_line = ll->toks[close].line;
+	if (!o->kind || !o->name)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
+	return 0;
+}
+
+int scan__opinfos(struct scan_state *st, const struct lline *ll)
+{
+	for (size_t i = 0; i + 1 < ll->n; i++) {
+		const struct tok *t = &ll->toks[i];
+		if (t->kind != TOK_NAME || t->len < 4 || !tok_op(&ll->toks[i + 1], '(') ||
+		    ll->toks[i + 1].match < 0)
+			continue;
+		if (memcmp(st->d + t->off + t->len - 4, "Info", 4) != 0)
+			continue;
+		if (i > 0 && ll->toks[i - 1].kind == TOK_NAME &&
+		    (TOK_IS(st, &ll->toks[i - 1], "def") || TOK_IS(st, &ll->toks[i - 1], "class")))
+			continue;
+		if (opinfo_at(st, ll, i, (size_t)ll->toks[i + 1].match))
+			return st->err;
+	}
+	return 0;
+}
+
+static int push_use(struct scan_state *st, const char *name)
+{
+	for (size_t k = 0; k < st->n_scopes; k++) {
+		if (st->scopes[k].is_class)
+			continue;
+		struct rawuse *u = scan__grow(st->uses, st->n_uses, &st->cap_uses, sizeof(*u));
+		if (!u)
+			return st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");
+		st->uses = u;
+		u[st->n_uses++] = (struct rawuse){ st->scopes[k].index, name };
+	}
+	return 0;
+}
+
+static bool skips_name(const struct scan_state *st, const struct tok *prev)
+{
+	if (prev->kind != TOK_NAME)
+		return false;
+	return TOK_IS(st, prev, "def") || TOK_IS(st, prev, "class") ||
+	       TOK_IS(st, prev, "import") || TOK_IS(st, prev, "from") || TOK_IS(st, prev, "as") ||
+	       TOK_IS(st, prev, "global") || TOK_IS(st, prev, "nonlocal");
+}
+
+int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t from, size_t to)
+{
+	bool any = false;
+	for (size_t k = 0; k < st->n_scopes; k++)
+		any |= !st->scopes[k].is_class;
+	if (!any)
+		return 0;
+	for (size_t i = from; i < to; i++) {
+		const struct tok *t = &ll->toks[i];
+		const struct tok *prev = i > 0 ? &ll->toks[i - 1] : NULL;
+		if (t->kind == TOK_NAME && !(prev && is_dot(prev)) &&
+		    !scan__is_keyword(st->d + t->off, t->len) && !(prev && skips_name(st, prev))) {
+			size_t end = i;
+			const char *chain = scan__dotted(st, ll, i, &end);
+			if (!chain)
+				return st->err;
+			bool kwarg = end < to && tok_op(&ll->toks[end], '=') && prev &&
+				     (tok_op(prev, '(') || tok_op(prev, ','));
+			if (!kwarg && push_use(st, chain))
+				return st->err;
+			i = end - 1;
+		} else if (is_dot(t) && prev && i + 1 < to && ll->toks[i + 1].kind == TOK_NAME &&
+			   (prev->kind == TOK_STRING || tok_op(prev, ')') || tok_op(prev, ']') ||
+			    tok_op(prev, '}'))) {
+			size_t end = i + 1;
+			while (end + 2 <= to && end + 1 < to && is_dot(&ll->toks[end + 1]) &&
+			       end + 2 < to && ll->toks[end + 2].kind == TOK_NAME)
+				end += 2;
+			const struct tok *last = &ll->toks[end];
+			char *m = scan__alloc(st->arena, last->len + 2);
+			if (!m)
+				return st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");
+			m[0] = '.';
+			memcpy(m + 1, st->d + last->off, last->len);
+			if (push_use(st, m))
+				return st->err;
+			i = end;
+		}
+	}
+	return 0;
+}
