@@ -176,16 +176,35 @@ static char *escape_path(const char *bytes, size_t len)
 		unsigned char c = s[i];
 		const char *esc = NULL;
 		switch (c) {
-		case '\a': esc = "\\a"; break;
-		case '\b': esc = "\\b"; break;
-		case '\t': esc = "\\t"; break;
-		case '\n': esc = "\\n"; break;
-		case '\v': esc = "\\v"; break;
-		case '\f': esc = "\\f"; break;
-		case '\r': esc = "\\r"; break;
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		default: break;
+		case '\a':
+			esc = "\\a";
+			break;
+		case '\b':
+			esc = "\\b";
+			break;
+		case '\t':
+			esc = "\\t";
+			break;
+		case '\n':
+			esc = "\\n";
+			break;
+		case '\v':
+			esc = "\\v";
+			break;
+		case '\f':
+			esc = "\\f";
+			break;
+		case '\r':
+			esc = "\\r";
+			break;
+		case '"':
+			esc = "\\\"";
+			break;
+		case '\\':
+			esc = "\\\\";
+			break;
+		default:
+			break;
 		}
 		if (esc) {
 			memcpy(t + o, esc, 2);
@@ -273,12 +292,18 @@ bool selector_change_set_limited(const struct change_set *set)
 const char *selector_change_status_name(enum change_status status)
 {
 	switch (status) {
-	case CHANGE_ADDED: return "added";
-	case CHANGE_DELETED: return "deleted";
-	case CHANGE_MODIFIED: return "modified";
-	case CHANGE_RENAMED: return "renamed";
-	case CHANGE_COPIED: return "copied";
-	case CHANGE_TYPECHANGE: return "typechange";
+	case CHANGE_ADDED:
+		return "added";
+	case CHANGE_DELETED:
+		return "deleted";
+	case CHANGE_MODIFIED:
+		return "modified";
+	case CHANGE_RENAMED:
+		return "renamed";
+	case CHANGE_COPIED:
+		return "copied";
+	case CHANGE_TYPECHANGE:
+		return "typechange";
 	}
 	return "?";
 }

@@ -42,12 +42,18 @@ static int resolve(git_commit **out, git_repository *repo, const char *role, con
 static enum change_status map_status(git_delta_t s)
 {
 	switch (s) {
-	case GIT_DELTA_ADDED: return CHANGE_ADDED;
-	case GIT_DELTA_DELETED: return CHANGE_DELETED;
-	case GIT_DELTA_RENAMED: return CHANGE_RENAMED;
-	case GIT_DELTA_COPIED: return CHANGE_COPIED;
-	case GIT_DELTA_TYPECHANGE: return CHANGE_TYPECHANGE;
-	default: return CHANGE_MODIFIED;
+	case GIT_DELTA_ADDED:
+		return CHANGE_ADDED;
+	case GIT_DELTA_DELETED:
+		return CHANGE_DELETED;
+	case GIT_DELTA_RENAMED:
+		return CHANGE_RENAMED;
+	case GIT_DELTA_COPIED:
+		return CHANGE_COPIED;
+	case GIT_DELTA_TYPECHANGE:
+		return CHANGE_TYPECHANGE;
+	default:
+		return CHANGE_MODIFIED;
 	}
 }
 
@@ -74,8 +80,8 @@ static int side_lines(uint32_t *lines, bool *binary, git_repository *repo, const
 
 /* libgit2 gives a type change no hunks; git shows it as the deletion of the old content and
  * the addition of the new, and so does this (udiff.c joins git's two sections the same way). */
-static int typechange_hunks(struct change_builder *b, git_repository *repo,
-			    const git_diff_delta *d, struct file_change *fc)
+static int typechange_hunks(struct change_builder *b, git_repository *repo, const git_diff_delta *d,
+			    struct file_change *fc)
 {
 	uint32_t old_n, new_n;
 	int rc = side_lines(&old_n, &fc->binary, repo, &d->old_file);
@@ -83,7 +89,7 @@ static int typechange_hunks(struct change_builder *b, git_repository *repo,
 		rc = side_lines(&new_n, &fc->binary, repo, &d->new_file);
 	if (rc || fc->binary)
 		return rc;
-	struct change_hunk del = {1, old_n, 0, 0}, add = {0, 0, 1, new_n};
+	struct change_hunk del = { 1, old_n, 0, 0 }, add = { 0, 0, 1, new_n };
 	if (old_n)
 		rc = changes__add_hunk(b, &del);
 	if (!rc && new_n)
@@ -129,8 +135,9 @@ static int read_delta(struct change_builder *b, git_repository *repo, git_diff *
 				rc = git_fail(fc->new_path.text);
 				break;
 			}
-			struct change_hunk ch = {(uint32_t)gh->old_start, (uint32_t)gh->old_lines,
-						 (uint32_t)gh->new_start, (uint32_t)gh->new_lines};
+			struct change_hunk ch = { (uint32_t)gh->old_start, (uint32_t)gh->old_lines,
+						  (uint32_t)gh->new_start,
+						  (uint32_t)gh->new_lines };
 			rc = changes__add_hunk(b, &ch);
 		}
 		git_patch_free(patch);
@@ -152,7 +159,8 @@ static int diff_trees(struct change_builder *b, git_repository *repo, git_tree *
 
 	git_diff_find_options fopts;
 	git_diff_find_options_init(&fopts, GIT_DIFF_FIND_OPTIONS_VERSION);
-	fopts.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_COPIES | GIT_DIFF_FIND_REMOVE_UNMODIFIED;
+	fopts.flags =
+	    GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_COPIES | GIT_DIFF_FIND_REMOVE_UNMODIFIED;
 	if (opts && opts->rename_threshold) {
 		fopts.rename_threshold = opts->rename_threshold;
 		fopts.copy_threshold = opts->rename_threshold;
@@ -257,7 +265,7 @@ int selector_changes_from_git(struct change_set **out, const char *repo_dir, con
 		git_libgit2_shutdown();
 		return rc;
 	}
-	struct git_range r = {0};
+	struct git_range r = { 0 };
 	rc = range_open(&r, b.set, repo_dir, base, head, opts && opts->merge_base);
 	if (!rc)
 		rc = diff_trees(&b, r.repo, r.old_tree, r.new_tree, opts);

@@ -177,7 +177,8 @@ static bool unquote(struct name *nm, const char *s, size_t n, size_t *used)
 			o[k++] = to[hit - from];
 		} else if (i + 2 < n && s[i] >= '0' && s[i] <= '3' && s[i + 1] >= '0' &&
 			   s[i + 1] <= '7' && s[i + 2] >= '0' && s[i + 2] <= '7') {
-			o[k++] = (char)((s[i] - '0') * 64 + (s[i + 1] - '0') * 8 + (s[i + 2] - '0'));
+			o[k++] =
+			    (char)((s[i] - '0') * 64 + (s[i + 1] - '0') * 8 + (s[i + 2] - '0'));
 			i += 2;
 		} else {
 			break;
@@ -255,8 +256,8 @@ static int git_header_names(struct reader *r, struct section *sec, const char *s
 		     parse_path(b, s + used + 1, n - used - 1) && !b->dev_null;
 	} else if (n && s[n - 1] == '"') {
 		for (size_t i = 1; !ok && i + 1 < n; i++)
-			if (s[i] == ' ' && s[i + 1] == '"' && unquote(b, s + i + 1, n - i - 1, &used) &&
-			    used == n - i - 1)
+			if (s[i] == ' ' && s[i + 1] == '"' &&
+			    unquote(b, s + i + 1, n - i - 1, &used) && used == n - i - 1)
 				ok = name_set(a, s, i) == 0;
 	} else {
 		size_t k = n / 2, spaces = 0, last = 0;
@@ -289,30 +290,34 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 #define TAIL(p) (s + strlen(p)), (n - strlen(p))
 	if (starts(r, "old mode ")) {
 		sec->has_old_mode = true;
-		return parse_mode(&sec->old_mode, TAIL("old mode ")) ? 0 : fail(r, "a mode (100644)");
+		return parse_mode(&sec->old_mode, TAIL("old mode ")) ? 0
+								     : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "new mode ")) {
 		sec->has_new_mode = true;
-		return parse_mode(&sec->new_mode, TAIL("new mode ")) ? 0 : fail(r, "a mode (100644)");
+		return parse_mode(&sec->new_mode, TAIL("new mode ")) ? 0
+								     : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "deleted file mode ")) {
 		sec->is_deleted = true;
-		return parse_mode(&sec->old_mode, TAIL("deleted file mode ")) ? 0
-									 : fail(r, "a mode (100644)");
+		return parse_mode(&sec->old_mode, TAIL("deleted file mode "))
+			   ? 0
+			   : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "new file mode ")) {
 		sec->is_new = true;
-		return parse_mode(&sec->new_mode, TAIL("new file mode ")) ? 0
-									 : fail(r, "a mode (100644)");
+		return parse_mode(&sec->new_mode, TAIL("new file mode "))
+			   ? 0
+			   : fail(r, "a mode (100644)");
 	}
 	struct {
 		const char *p;
 		struct name *nm;
 		bool *flag;
-	} moves[] = {{"rename from ", &sec->from, &sec->is_rename},
-		     {"rename to ", &sec->to, &sec->is_rename},
-		     {"copy from ", &sec->from, &sec->is_copy},
-		     {"copy to ", &sec->to, &sec->is_copy}};
+	} moves[] = { { "rename from ", &sec->from, &sec->is_rename },
+		      { "rename to ", &sec->to, &sec->is_rename },
+		      { "copy from ", &sec->from, &sec->is_copy },
+		      { "copy to ", &sec->to, &sec->is_copy } };
 	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
 		if (!starts(r, moves[i].p))
 			continue;
@@ -362,8 +367,9 @@ static int minus_plus(struct reader *r, struct section *sec)
 		return fail(r, "'+++ PATH' or '+++ /dev/null'");
 	if (sec->minus.dev_null && sec->plus.dev_null)
 		return fail(r, "a file on at least one side ('---' and '+++' are both /dev/null)");
-	bool strip = sec->git || ((sec->minus.dev_null || memchr(sec->minus.s, '/', sec->minus.n)) &&
-				  (sec->plus.dev_null || memchr(sec->plus.s, '/', sec->plus.n)));
+	bool strip =
+	    sec->git || ((sec->minus.dev_null || memchr(sec->minus.s, '/', sec->minus.n)) &&
+			 (sec->plus.dev_null || memchr(sec->plus.s, '/', sec->plus.n)));
 	if (strip && ((!sec->minus.dev_null && !strip_prefix(&sec->minus)) ||
 		      (!sec->plus.dev_null && !strip_prefix(&sec->plus))))
 		return fail(r, "paths with a prefix ('a/PATH', 'b/PATH')");
@@ -441,7 +447,7 @@ static int hunk_body(struct reader *r, const struct change_hunk *h)
 /* The hunks of the file just added; the reader is on the "+++" line. */
 static int hunks(struct reader *r)
 {
-	struct change_hunk prev = {0};
+	struct change_hunk prev = { 0 };
 	bool first = true;
 	advance(r);
 	if (!starts(r, "@@ "))
@@ -532,7 +538,8 @@ static int git_resolve(const struct reader *r, struct section *sec, struct file_
 		return section_error(r, sec, "a rename or copy needs both 'from' and 'to' lines");
 	if ((sec->is_new && (sec->is_deleted || move)) || (sec->is_deleted && move) ||
 	    (sec->is_rename && sec->is_copy))
-		return section_error(r, sec, "a file that is new, deleted, renamed or copied at once");
+		return section_error(r, sec,
+				     "a file that is new, deleted, renamed or copied at once");
 	struct name *o = move ? &sec->from : sec->hdr_old.s ? &sec->hdr_old : &sec->minus;
 	struct name *n = move ? &sec->to : sec->hdr_new.s ? &sec->hdr_new : &sec->plus;
 	if (!o->s)
@@ -540,23 +547,31 @@ static int git_resolve(const struct reader *r, struct section *sec, struct file_
 	if (!n->s)
 		n = o;
 	if (!o->s)
-		return section_error(r, sec, "the paths of 'diff --git' are ambiguous and no later "
-					     "line names them");
-	if ((sec->minus.s && !name_eq(&sec->minus, o)) || (sec->plus.s && !name_eq(&sec->plus, n)) ||
+		return section_error(r, sec,
+				     "the paths of 'diff --git' are ambiguous and no later "
+				     "line names them");
+	if ((sec->minus.s && !name_eq(&sec->minus, o)) ||
+	    (sec->plus.s && !name_eq(&sec->plus, n)) ||
 	    (sec->hdr_old.s && !name_eq(&sec->hdr_old, o)) ||
 	    (sec->hdr_new.s && !name_eq(&sec->hdr_new, n)) || (!move && !name_eq(o, n)))
 		return section_error(r, sec, "the lines of this file name different paths");
 	bool has_content = sec->minus.s || sec->minus.dev_null;
-	if (has_content && (sec->minus.dev_null != sec->is_new || sec->plus.dev_null != sec->is_deleted))
-		return section_error(r, sec, "'/dev/null' in '---'/'+++' disagrees with the file mode lines");
+	if (has_content &&
+	    (sec->minus.dev_null != sec->is_new || sec->plus.dev_null != sec->is_deleted))
+		return section_error(
+		    r, sec, "'/dev/null' in '---'/'+++' disagrees with the file mode lines");
 	fc->status = sec->is_new       ? CHANGE_ADDED
 		     : sec->is_deleted ? CHANGE_DELETED
 		     : sec->is_rename  ? CHANGE_RENAMED
 		     : sec->is_copy    ? CHANGE_COPIED
 				       : CHANGE_MODIFIED;
 	uint32_t dflt = sec->index_mode ? sec->index_mode : CHANGE_MODE_FILE;
-	fc->old_mode = sec->is_new ? 0 : sec->has_old_mode || sec->is_deleted ? sec->old_mode : dflt;
-	fc->new_mode = sec->is_deleted ? 0 : sec->has_new_mode || sec->is_new ? sec->new_mode : dflt;
+	fc->old_mode = sec->is_new                            ? 0
+		       : sec->has_old_mode || sec->is_deleted ? sec->old_mode
+							      : dflt;
+	fc->new_mode = sec->is_deleted                    ? 0
+		       : sec->has_new_mode || sec->is_new ? sec->new_mode
+							  : dflt;
 	if (fc->status == CHANGE_MODIFIED && (fc->old_mode & 0170000u) != (fc->new_mode & 0170000u))
 		fc->status = CHANGE_TYPECHANGE;
 	fc->similarity = move ? sec->similarity : 0;
@@ -653,7 +668,7 @@ static int section_content(struct reader *r, struct section *sec)
 
 static int git_section(struct reader *r)
 {
-	struct section sec = {.git = true, .lineno = r->lineno};
+	struct section sec = { .git = true, .lineno = r->lineno };
 	int rc = git_header_names(r, &sec, r->line + 11, header_len(r) - 11);
 	bool mine = true;
 	while (!rc && mine && advance(r))
@@ -672,7 +687,7 @@ static int git_section(struct reader *r)
 
 static int plain_section(struct reader *r)
 {
-	struct section sec = {.git = false, .lineno = r->lineno};
+	struct section sec = { .git = false, .lineno = r->lineno };
 	int rc = section_content(r, &sec);
 	section_finish(&sec);
 	r->prev_deleted = SIZE_MAX;
@@ -695,16 +710,17 @@ static int plain_binary(struct reader *r)
 	size_t n = header_len(r) - 13;
 	const char *and = n > 11 ? find5(s, n, " and ") : NULL;
 	if (!and || n < 7 || memcmp(s + n - 7, " differ", 7) != 0 ||
-	    find5(and + 5, (size_t)(s + n - and - 5), " and "))
+	    find5(and+5, (size_t)(s + n - and-5), " and "))
 		return fail(r, "'Binary files A and B differ' with one ' and '");
-	struct section sec = {.git = false, .lineno = r->lineno, .binary = true};
+	struct section sec = { .git = false, .lineno = r->lineno, .binary = true };
 	int rc = 0;
-	if (!parse_path(&sec.minus, s, (size_t)(and - s)) ||
-	    !parse_path(&sec.plus, and + 5, (size_t)(s + n - 7 - and - 5)) ||
+	if (!parse_path(&sec.minus, s, (size_t)(and-s)) ||
+	    !parse_path(&sec.plus, and+5, (size_t)(s + n - 7 - and-5)) ||
 	    (sec.minus.dev_null && sec.plus.dev_null))
 		rc = fail(r, "'Binary files A and B differ'");
-	bool strip = (sec.minus.dev_null || (sec.minus.s && memchr(sec.minus.s, '/', sec.minus.n))) &&
-		     (sec.plus.dev_null || (sec.plus.s && memchr(sec.plus.s, '/', sec.plus.n)));
+	bool strip =
+	    (sec.minus.dev_null || (sec.minus.s && memchr(sec.minus.s, '/', sec.minus.n))) &&
+	    (sec.plus.dev_null || (sec.plus.s && memchr(sec.plus.s, '/', sec.plus.n)));
 	if (!rc && strip) {
 		if (!sec.minus.dev_null)
 			strip_prefix(&sec.minus);
@@ -739,7 +755,8 @@ static int parse_all(struct reader *r)
 		} else if (starts(r, "Binary files ")) {
 			rc = plain_binary(r);
 		} else if (starts(r, "Only in ")) {
-			return fail(r, "a file diff ('Only in' hides a file's content: use diff -N)");
+			return fail(r,
+				    "a file diff ('Only in' hides a file's content: use diff -N)");
 		} else if (starts(r, "diff ")) {
 			advance(r); /* diff -ru's command line; its "---" follows */
 			continue;
@@ -770,8 +787,11 @@ int selector_changes_from_udiff_opts(struct change_set **out, const char *data, 
 	int rc = changes__builder_init(&b, opts);
 	if (rc)
 		return rc;
-	struct reader r = {.data = data, .len = len, .origin = origin ? origin : "<diff>",
-			   .b = &b, .prev_deleted = SIZE_MAX};
+	struct reader r = { .data = data,
+			    .len = len,
+			    .origin = origin ? origin : "<diff>",
+			    .b = &b,
+			    .prev_deleted = SIZE_MAX };
 	r.end = len < b.max_bytes ? len : b.max_bytes;
 	rc = parse_all(&r);
 	if (rc < 0) {

@@ -55,7 +55,8 @@ static void commit(git_repository *repo, git_oid *out, const git_oid *parent, gi
 	} else {
 		git_treebuilder *tb;
 		git_oid empty;
-		if (git_treebuilder_new(&tb, repo, NULL) < 0 || git_treebuilder_write(&empty, tb) < 0 ||
+		if (git_treebuilder_new(&tb, repo, NULL) < 0 ||
+		    git_treebuilder_write(&empty, tb) < 0 ||
 		    git_tree_lookup(&base, repo, &empty) < 0)
 			die("empty tree");
 		git_treebuilder_free(tb);
@@ -65,7 +66,8 @@ static void commit(git_repository *repo, git_oid *out, const git_oid *parent, gi
 	git_signature *sig;
 	char msg[64];
 	snprintf(msg, sizeof(msg), "commit %d\n", i);
-	if (git_tree_create_updated(&tid, repo, base, n, up) < 0 || git_tree_lookup(&tree, repo, &tid) < 0 ||
+	if (git_tree_create_updated(&tid, repo, base, n, up) < 0 ||
+	    git_tree_lookup(&tree, repo, &tid) < 0 ||
 	    git_signature_new(&sig, "Bench", "bench@example.com", 1700000000 + i, 0) < 0 ||
 	    git_commit_create(out, repo, "refs/heads/main", sig, sig, NULL, msg, tree, pc ? 1 : 0,
 			      (const git_commit **)&pc) < 0)
@@ -94,7 +96,9 @@ static void generate(git_repository *repo, const struct size *z, git_oid *first,
 	for (int f = 0; f < z->files; f++) {
 		path_of(paths[f], sizeof(paths[f]), f, z->dirs);
 		size_t n = content(buf, cap, f, 0, z->lines);
-		up[f] = (git_tree_update){GIT_TREE_UPDATE_UPSERT, {{0}}, GIT_FILEMODE_BLOB, paths[f]};
+		up[f] = (git_tree_update){
+			GIT_TREE_UPDATE_UPSERT, { { 0 } }, GIT_FILEMODE_BLOB, paths[f]
+		};
 		if (git_blob_create_from_buffer(&up[f].id, repo, buf, n) < 0)
 			die("blob");
 	}
@@ -105,7 +109,9 @@ static void generate(git_repository *repo, const struct size *z, git_oid *first,
 		for (int k = 0; k < z->per_commit; k++) {
 			int f = (((c - 1) * z->per_commit + k) * 7) % z->files; /* 7: coprime */
 			size_t len = content(buf, cap, f, c, z->lines);
-			up[n] = (git_tree_update){GIT_TREE_UPDATE_UPSERT, {{0}}, GIT_FILEMODE_BLOB, paths[f]};
+			up[n] = (git_tree_update){
+				GIT_TREE_UPDATE_UPSERT, { { 0 } }, GIT_FILEMODE_BLOB, paths[f]
+			};
 			if (git_blob_create_from_buffer(&up[n].id, repo, buf, len) < 0)
 				die("blob");
 			n++;
@@ -164,9 +170,9 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 int main(int argc, char **argv)
 {
-	struct size z = {2000, 40, 100, 10, 60, 64};
+	struct size z = { 2000, 40, 100, 10, 60, 64 };
 	if (argc == 2 && strcmp(argv[1], "--smoke") == 0) {
-		z = (struct size){300, 10, 20, 10, 30, 4};
+		z = (struct size){ 300, 10, 20, 10, 30, 4 };
 	} else if (argc != 1) {
 		fprintf(stderr, "usage: bench-changes [--smoke]\n");
 		return 2;
@@ -202,10 +208,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < s->n_files; i++)
 			hunks += s->files[i].n_hunks;
 		selector_change_set_destroy(s);
-		const char *names[] = {"git", gd, "diff", "--name-only", a, b, NULL};
+		const char *names[] = { "git", gd, "diff", "--name-only", a, b, NULL };
 		t = run_git(names, NULL, NULL);
 		best_names = t < best_names ? t : best_names;
-		const char *u0[] = {"git", gd, "diff", "-U0", "-M", "-C", a, b, NULL};
+		const char *u0[] = { "git", gd, "diff", "-U0", "-M", "-C", a, b, NULL };
 		t = run_git(u0, NULL, NULL);
 		best_u0 = t < best_u0 ? t : best_u0;
 	}
@@ -213,12 +219,13 @@ int main(int argc, char **argv)
 	       z.commits, best_lib * 1e3);
 	printf("git diff --name-only:    %.1f ms (ratio %.2f)\n", best_names * 1e3,
 	       best_lib / best_names);
-	printf("git diff -U0 -M -C:      %.1f ms (ratio %.2f)\n", best_u0 * 1e3, best_lib / best_u0);
+	printf("git diff -U0 -M -C:      %.1f ms (ratio %.2f)\n", best_u0 * 1e3,
+	       best_lib / best_u0);
 
 	/* The parser: git's diff of the range, repeated to about diff_mb MB. */
 	char *one;
 	size_t one_len;
-	const char *u3[] = {"git", gd, "diff", "-M", a, b, NULL};
+	const char *u3[] = { "git", gd, "diff", "-M", a, b, NULL };
 	run_git(u3, &one, &one_len);
 	size_t reps = (z.diff_mb << 20) / (one_len ? one_len : 1) + 1, big_len = one_len * reps;
 	char *big = malloc(big_len + 1);
@@ -230,7 +237,7 @@ int main(int argc, char **argv)
 	size_t ufiles = 0;
 	for (int rep = 0; rep < 3; rep++) {
 		t0 = clock_mono_ns();
-		struct changes_opts o = {.max_files = 10000000, .max_hunks = 100000000};
+		struct changes_opts o = { .max_files = 10000000, .max_hunks = 100000000 };
 		if (selector_changes_from_udiff_opts(&s, big, big_len, "bench", &o) != 0)
 			die("selector_changes_from_udiff");
 		if (selector_change_set_limited(s))

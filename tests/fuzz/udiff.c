@@ -27,8 +27,8 @@ static void check(const struct change_set *s, const struct changes_opts *o)
 			abort();
 		hunks += f->n_hunks;
 	}
-	if (o && ((o->max_files && s->n_files > o->max_files) ||
-		  (o->max_hunks && hunks > o->max_hunks)))
+	if (o &&
+	    ((o->max_files && s->n_files > o->max_files) || (o->max_hunks && hunks > o->max_hunks)))
 		abort();
 }
 
@@ -50,7 +50,7 @@ static void run(const uint8_t *data, size_t size, const struct changes_opts *o)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	run(data, size, NULL);
-	struct changes_opts tiny = {.max_files = 2, .max_hunks = 3, .max_bytes = size / 2 + 1};
+	struct changes_opts tiny = { .max_files = 2, .max_hunks = 3, .max_bytes = size / 2 + 1 };
 	run(data, size, &tiny);
 	return 0;
 }

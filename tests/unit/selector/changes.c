@@ -34,7 +34,7 @@ static void expect_hunk(const struct file_change *fc, size_t i, unsigned os, uns
 	cr_assert_lt(i, fc->n_hunks, "%s: hunk %zu of %zu", fc->new_path.text, i, fc->n_hunks);
 	const struct change_hunk *h = &fc->hunks[i];
 	cr_assert(h->old_start == os && h->old_lines == ol && h->new_start == ns &&
-			  h->new_lines == nl,
+		      h->new_lines == nl,
 		  "%s hunk %zu: -%u,%u +%u,%u", fc->new_path.text, i, h->old_start, h->old_lines,
 		  h->new_start, h->new_lines);
 }
@@ -95,9 +95,8 @@ static void check_scenario(const struct change_set *s)
 	expect(fc, CHANGE_ADDED, "newlink", 0, 0120000, false);
 	expect_hunk(fc, 0, 0, 0, 1, 1);
 	for (size_t i = 0; i < s->n_files; i++)
-		cr_assert_eq(s->files[i].similarity == 0,
-			     s->files[i].status != CHANGE_RENAMED &&
-				     s->files[i].status != CHANGE_COPIED);
+		cr_assert_eq(s->files[i].similarity == 0, s->files[i].status != CHANGE_RENAMED &&
+							      s->files[i].status != CHANGE_COPIED);
 }
 
 Test(changes_git, scenario_exact)
@@ -157,22 +156,23 @@ Test(changes_git, merge_base_of_a_pull_request)
 	struct test_repo t;
 	char a[41], b[41], c[41], m[41], e[41];
 	test_repo_create(&t);
-	struct test_edit ea[] = {{"x.py", 0100644, "x\n", 0}, {"y.py", 0100644, "y\n", 0},
-				 {"z.py", 0100644, "z\n", 0}};
+	struct test_edit ea[] = { { "x.py", 0100644, "x\n", 0 },
+				  { "y.py", 0100644, "y\n", 0 },
+				  { "z.py", 0100644, "z\n", 0 } };
 	test_repo_commit(&t, a, "refs/heads/main", "A\n", NULL, 0, ea, 3);
-	struct test_edit eb[] = {{"x.py", 0100644, "x2\n", 0}};
-	const char *pa[] = {a};
+	struct test_edit eb[] = { { "x.py", 0100644, "x2\n", 0 } };
+	const char *pa[] = { a };
 	test_repo_commit(&t, b, "refs/heads/main", "B\n", pa, 1, eb, 1);
-	struct test_edit ec[] = {{"y.py", 0100644, "y2\n", 0}};
+	struct test_edit ec[] = { { "y.py", 0100644, "y2\n", 0 } };
 	test_repo_commit(&t, c, "refs/heads/feature", "C\n", pa, 1, ec, 1);
-	const char *pm[] = {b, c};
-	struct test_edit em[] = {{"y.py", 0100644, "y2\n", 0}};
+	const char *pm[] = { b, c };
+	struct test_edit em[] = { { "y.py", 0100644, "y2\n", 0 } };
 	test_repo_commit(&t, m, "refs/heads/main", "Merge feature\n", pm, 2, em, 1);
-	struct test_edit ee[] = {{"z.py", 0100644, "z\nz2\n", 0}};
-	const char *pc[] = {c};
+	struct test_edit ee[] = { { "z.py", 0100644, "z\nz2\n", 0 } };
+	const char *pc[] = { c };
 	test_repo_commit(&t, e, "refs/heads/feature", "E\n", pc, 1, ee, 1);
 
-	struct changes_opts o = {.merge_base = true};
+	struct changes_opts o = { .merge_base = true };
 	struct change_set *s = NULL;
 	cr_assert_eq(selector_changes_from_git(&s, t.dir, "main", "feature", &o), 0, "%s",
 		     err_last());
@@ -238,7 +238,7 @@ Test(changes_git, limits_are_recorded_and_keep_what_was_read)
 	test_repo_create(&t);
 	test_repo_scenario(&t, a, b);
 	struct change_set *s = NULL;
-	struct changes_opts o = {.max_files = 3};
+	struct changes_opts o = { .max_files = 3 };
 	cr_assert_eq(selector_changes_from_git(&s, t.dir, a, b, &o), 0);
 	cr_assert_eq(s->n_files, 3);
 	cr_assert(selector_change_set_limited(s));
@@ -248,7 +248,7 @@ Test(changes_git, limits_are_recorded_and_keep_what_was_read)
 	cr_assert_eq(s->n_commits, 1, "the messages are still read");
 	selector_change_set_destroy(s);
 
-	o = (struct changes_opts){.max_hunks = 2};
+	o = (struct changes_opts){ .max_hunks = 2 };
 	cr_assert_eq(selector_changes_from_git(&s, t.dir, a, b, &o), 0);
 	size_t hunks = 0;
 	for (size_t i = 0; i < s->n_files; i++)
@@ -257,13 +257,13 @@ Test(changes_git, limits_are_recorded_and_keep_what_was_read)
 	cr_assert_str_eq(s->limit_hits[0].what, "hunks");
 	selector_change_set_destroy(s);
 
-	o = (struct changes_opts){.max_bytes = 10};
+	o = (struct changes_opts){ .max_bytes = 10 };
 	cr_assert_eq(selector_changes_from_git(&s, t.dir, a, b, &o), 0);
 	cr_assert_str_eq(s->limit_hits[0].what, "bytes");
 	cr_assert_lt(s->n_files, 12);
 	selector_change_set_destroy(s);
 
-	o = (struct changes_opts){.max_commits = 1};
+	o = (struct changes_opts){ .max_commits = 1 };
 	cr_assert_eq(selector_changes_from_git(&s, t.dir, NULL, b, &o), 0);
 	cr_assert_eq(s->n_commits, 1);
 	cr_assert_str_eq(s->limit_hits[0].what, "commits");
@@ -275,7 +275,7 @@ Test(changes_model, names_and_paths)
 {
 	cr_assert_str_eq(selector_change_status_name(CHANGE_TYPECHANGE), "typechange");
 	cr_assert_str_eq(selector_change_status_name(CHANGE_COPIED), "copied");
-	struct file_change fc = {.status = CHANGE_DELETED};
+	struct file_change fc = { .status = CHANGE_DELETED };
 	fc.old_path.bytes = "gone";
 	fc.new_path.bytes = "gone2";
 	cr_assert_str_eq(selector_file_change_path(&fc)->bytes, "gone");

@@ -50,7 +50,7 @@ void test_repo_commit(struct test_repo *t, char hex[41], const char *ref, const 
 		      const char *const *parents, size_t nparents, const struct test_edit *edits,
 		      size_t nedits)
 {
-	git_commit *pc[4] = {0};
+	git_commit *pc[4] = { 0 };
 	cr_assert(nparents <= 4);
 	for (size_t i = 0; i < nparents; i++) {
 		git_oid id;
@@ -82,8 +82,9 @@ void test_repo_commit(struct test_repo *t, char hex[41], const char *ref, const 
 			check_git(git_oid_fromstr(&up[i].id, edits[i].content), "gitlink id");
 		} else {
 			size_t len = edits[i].len ? edits[i].len : strlen(edits[i].content);
-			check_git(git_blob_create_from_buffer(&up[i].id, t->repo, edits[i].content, len),
-				  "blob");
+			check_git(
+			    git_blob_create_from_buffer(&up[i].id, t->repo, edits[i].content, len),
+			    "blob");
 		}
 	}
 	git_oid tree_id, cid;
@@ -110,8 +111,10 @@ char *test_git_output(const struct test_repo *t, const char *const *args, size_t
 		return NULL;
 	char gitdir[300];
 	snprintf(gitdir, sizeof(gitdir), "--git-dir=%s", t->dir);
-	const char *argv[32] = {"git", gitdir, "-c", "core.quotePath=true", "-c",
-				"diff.noprefix=false", "-c", "color.ui=never"};
+	const char *argv[32] = { "git", gitdir,
+				 "-c",  "core.quotePath=true",
+				 "-c",  "diff.noprefix=false",
+				 "-c",  "color.ui=never" };
 	size_t argc = 8;
 	for (size_t i = 0; args[i]; i++) {
 		cr_assert(argc < 31);
@@ -160,15 +163,17 @@ static const char *numbered(char *buf, size_t cap, const char *stem, int n, int 
 {
 	size_t o = 0;
 	for (int i = 1; i <= n; i++)
-		o += (size_t)snprintf(buf + o, cap - o, "%s %d%s\n", stem, i, i == changed ? " !" : "");
+		o += (size_t)snprintf(buf + o, cap - o, "%s %d%s\n", stem, i,
+				      i == changed ? " !" : "");
 	return buf;
 }
 
 void test_repo_scenario(struct test_repo *t, char a[41], char b[41])
 {
 	static char keep[2048], mod_a[2048], ren_a[2048], ren_b[2048], cp_a[2048], cp_b[2048],
-		cp_dst[4096], mod_b[2048];
-	static const char bin_a[] = "\x00\x01\x02binary\x00\xff", bin_b[] = "\x00\x01\x03binary\x00\xfe";
+	    cp_dst[4096], mod_b[2048];
+	static const char bin_a[] = "\x00\x01\x02binary\x00\xff",
+			  bin_b[] = "\x00\x01\x03binary\x00\xfe";
 	numbered(keep, sizeof(keep), "keep", 20, 0);
 	numbered(mod_a, sizeof(mod_a), "mod", 10, 0);
 	numbered(ren_a, sizeof(ren_a), "def f(): return", 30, 0);
@@ -177,36 +182,38 @@ void test_repo_scenario(struct test_repo *t, char a[41], char b[41])
 	numbered(cp_b, sizeof(cp_b), "value =", 30, 1);
 	snprintf(cp_dst, sizeof(cp_dst), "%sextra\n", cp_a);
 	/* mod.py at B: line 3 changed, line 8 deleted, a line appended. */
-	snprintf(mod_b, sizeof(mod_b), "mod 1\nmod 2\nmod 3 !\nmod 4\nmod 5\nmod 6\nmod 7\nmod 9\n"
-				       "mod 10\nmod 11\n");
+	snprintf(mod_b, sizeof(mod_b),
+		 "mod 1\nmod 2\nmod 3 !\nmod 4\nmod 5\nmod 6\nmod 7\nmod 9\n"
+		 "mod 10\nmod 11\n");
 	struct test_edit ea[] = {
-		{"keep.py", 0100644, keep, 0},
-		{"mod.py", 0100644, mod_a, 0},
-		{"del.py", 0100644, "x\n", 0},
-		{"ren_old.py", 0100644, ren_a, 0},
-		{"copy_src.py", 0100644, cp_a, 0},
-		{"mode.sh", 0100644, "echo hi\n", 0},
-		{"link", 0120000, "keep.py", 0},
-		{"sub", 0160000, "1111111111111111111111111111111111111111", 0},
-		{"bin.dat", 0100644, bin_a, sizeof(bin_a) - 1},
+		{ "keep.py", 0100644, keep, 0 },
+		{ "mod.py", 0100644, mod_a, 0 },
+		{ "del.py", 0100644, "x\n", 0 },
+		{ "ren_old.py", 0100644, ren_a, 0 },
+		{ "copy_src.py", 0100644, cp_a, 0 },
+		{ "mode.sh", 0100644, "echo hi\n", 0 },
+		{ "link", 0120000, "keep.py", 0 },
+		{ "sub", 0160000, "1111111111111111111111111111111111111111", 0 },
+		{ "bin.dat", 0100644, bin_a, sizeof(bin_a) - 1 },
 	};
-	test_repo_commit(t, a, "refs/heads/main", "base\n", NULL, 0, ea, sizeof(ea) / sizeof(ea[0]));
+	test_repo_commit(t, a, "refs/heads/main", "base\n", NULL, 0, ea,
+			 sizeof(ea) / sizeof(ea[0]));
 	struct test_edit eb[] = {
-		{"mod.py", 0100644, mod_b, 0},
-		{"del.py", 0, NULL, 0},
-		{"ren_old.py", 0, NULL, 0},
-		{"renamed/ren_new.py", 0100644, ren_b, 0},
-		{"copy_src.py", 0100644, cp_b, 0},
-		{"copy_dst.py", 0100644, cp_dst, 0},
-		{"mode.sh", 0100755, "echo hi\n", 0},
-		{"link", 0100644, "keep.py\n", 0},
-		{"sub", 0160000, "2222222222222222222222222222222222222222", 0},
-		{"bin.dat", 0100644, bin_b, sizeof(bin_b) - 1},
-		{"new.py", 0100644, "a\nb\nc\n", 0},
-		{"caf\xe9.py", 0100644, "latin-1 name\n", 0},
-		{"newlink", 0120000, "mod.py", 0},
+		{ "mod.py", 0100644, mod_b, 0 },
+		{ "del.py", 0, NULL, 0 },
+		{ "ren_old.py", 0, NULL, 0 },
+		{ "renamed/ren_new.py", 0100644, ren_b, 0 },
+		{ "copy_src.py", 0100644, cp_b, 0 },
+		{ "copy_dst.py", 0100644, cp_dst, 0 },
+		{ "mode.sh", 0100755, "echo hi\n", 0 },
+		{ "link", 0100644, "keep.py\n", 0 },
+		{ "sub", 0160000, "2222222222222222222222222222222222222222", 0 },
+		{ "bin.dat", 0100644, bin_b, sizeof(bin_b) - 1 },
+		{ "new.py", 0100644, "a\nb\nc\n", 0 },
+		{ "caf\xe9.py", 0100644, "latin-1 name\n", 0 },
+		{ "newlink", 0120000, "mod.py", 0 },
 	};
-	const char *pa[] = {a};
+	const char *pa[] = { a };
 	test_repo_commit(t, b, "refs/heads/main", "head: edits\n\nFixes test_mod.\n", pa, 1, eb,
 			 sizeof(eb) / sizeof(eb[0]));
 }

@@ -35,8 +35,6 @@ void test_repo_commit(struct test_repo *t, char hex[41], const char *ref, const 
  * installed. Fails the test when git exits non-zero. */
 char *test_git_output(const struct test_repo *t, const char *const *args, size_t *len);
 
-
-
 /* The repository most tests read: commit A, then B that adds, modifies, deletes, renames (with
  * an edit), copies, changes a mode, turns a symlink into a file, moves a submodule, edits a
  * binary file, and adds a non-UTF-8 path and a symlink. */

@@ -36,98 +36,98 @@ static void expect_hunk(const struct file_change *fc, size_t i, unsigned os, uns
 {
 	const struct change_hunk *h = &fc->hunks[i];
 	cr_assert(h->old_start == os && h->old_lines == ol && h->new_start == ns &&
-			  h->new_lines == nl,
+		      h->new_lines == nl,
 		  "%s hunk %zu: -%u,%u +%u,%u", fc->new_path.text, i, h->old_start, h->old_lines,
 		  h->new_start, h->new_lines);
 }
 
 static const char git_text[] =
-	"From 0123 Mon Sep 17 00:00:00 2001\n"
-	"Subject: [PATCH] a mail's text is skipped\n"
-	"\n"
-	"---\n"
-	" mod.py | 3 ++-\n"
-	"\n"
-	"diff --git a/mod.py b/mod.py\n" /* 7 */
-	"index 1234567..89abcde 100644\n"
-	"--- a/mod.py\n"
-	"+++ b/mod.py\n"
-	"@@ -1,3 +1,3 @@ def f():\n"
-	" a\n"
-	"-b\n"
-	"+B\n"
-	"\n" /* a context line whose ' ' a mailer ate */
-	"@@ -10 +10,2 @@\n"
-	"-x\n"
-	"\\ No newline at end of file\n"
-	"+x\n"
-	"+y\n"
-	"\\ No newline at end of file\n"
-	"diff --git a/new file.py b/new file.py\n"
-	"new file mode 100755\n"
-	"index 0000000..e69de29\n"
-	"--- /dev/null\n"
-	"+++ b/new file.py\n"
-	"@@ -0,0 +1 @@\n"
-	"+print()\n"
-	"diff --git a/gone.py b/gone.py\n"
-	"deleted file mode 100644\n"
-	"index e69de29..0000000\n"
-	"diff --git a/old.py b/pkg/new.py\n"
-	"similarity index 90%\n"
-	"rename from old.py\n"
-	"rename to pkg/new.py\n"
-	"index 1111111..2222222 100644\n"
-	"--- a/old.py\n"
-	"+++ b/pkg/new.py\n"
-	"@@ -5,0 +6,2 @@\n"
-	"+p\n"
-	"+q\n"
-	"diff --git a/src.py b/dst.py\n"
-	"similarity index 100%\n"
-	"copy from src.py\n"
-	"copy to dst.py\n"
-	"diff --git a/run.sh b/run.sh\n"
-	"old mode 100644\n"
-	"new mode 100755\n"
-	"diff --git \"a/caf\\351 \\\"q\\\".py\" \"b/caf\\351 \\\"q\\\".py\"\n"
-	"index 1111111..2222222 100644\n"
-	"Binary files \"a/caf\\351 \\\"q\\\".py\" and \"b/caf\\351 \\\"q\\\".py\" differ\n"
-	"diff --git a/img.png b/img.png\n"
-	"new file mode 100644\n"
-	"index 0000000..3333333\n"
-	"GIT binary patch\n"
-	"literal 5\n"
-	"Mc${NkU|?VX00RI3NdN!<\n"
-	"\n"
-	"literal 0\n"
-	"HcmV?d00001\n"
-	"\n"
-	"diff --git a/third_party/sub b/third_party/sub\n"
-	"index 1111111..2222222 160000\n"
-	"--- a/third_party/sub\n"
-	"+++ b/third_party/sub\n"
-	"@@ -1 +1 @@\n"
-	"-Subproject commit 1111111111111111111111111111111111111111\n"
-	"+Subproject commit 2222222222222222222222222222222222222222\n"
-	"diff --git a/ln b/ln\n"
-	"deleted file mode 120000\n"
-	"index 1111111..0000000\n"
-	"--- a/ln\n"
-	"+++ /dev/null\n"
-	"@@ -1 +0,0 @@\n"
-	"-target\n"
-	"\\ No newline at end of file\n"
-	"diff --git a/ln b/ln\n"
-	"new file mode 100644\n"
-	"index 0000000..2222222\n"
-	"--- /dev/null\n"
-	"+++ b/ln\n"
-	"@@ -0,0 +1,2 @@\n"
-	"+now\n"
-	"+a file\n"
-	"-- \n"
-	"2.39.2\n";
+    "From 0123 Mon Sep 17 00:00:00 2001\n"
+    "Subject: [PATCH] a mail's text is skipped\n"
+    "\n"
+    "---\n"
+    " mod.py | 3 ++-\n"
+    "\n"
+    "diff --git a/mod.py b/mod.py\n" /* 7 */
+    "index 1234567..89abcde 100644\n"
+    "--- a/mod.py\n"
+    "+++ b/mod.py\n"
+    "@@ -1,3 +1,3 @@ def f():\n"
+    " a\n"
+    "-b\n"
+    "+B\n"
+    "\n" /* a context line whose ' ' a mailer ate */
+    "@@ -10 +10,2 @@\n"
+    "-x\n"
+    "\\ No newline at end of file\n"
+    "+x\n"
+    "+y\n"
+    "\\ No newline at end of file\n"
+    "diff --git a/new file.py b/new file.py\n"
+    "new file mode 100755\n"
+    "index 0000000..e69de29\n"
+    "--- /dev/null\n"
+    "+++ b/new file.py\n"
+    "@@ -0,0 +1 @@\n"
+    "+print()\n"
+    "diff --git a/gone.py b/gone.py\n"
+    "deleted file mode 100644\n"
+    "index e69de29..0000000\n"
+    "diff --git a/old.py b/pkg/new.py\n"
+    "similarity index 90%\n"
+    "rename from old.py\n"
+    "rename to pkg/new.py\n"
+    "index 1111111..2222222 100644\n"
+    "--- a/old.py\n"
+    "+++ b/pkg/new.py\n"
+    "@@ -5,0 +6,2 @@\n"
+    "+p\n"
+    "+q\n"
+    "diff --git a/src.py b/dst.py\n"
+    "similarity index 100%\n"
+    "copy from src.py\n"
+    "copy to dst.py\n"
+    "diff --git a/run.sh b/run.sh\n"
+    "old mode 100644\n"
+    "new mode 100755\n"
+    "diff --git \"a/caf\\351 \\\"q\\\".py\" \"b/caf\\351 \\\"q\\\".py\"\n"
+    "index 1111111..2222222 100644\n"
+    "Binary files \"a/caf\\351 \\\"q\\\".py\" and \"b/caf\\351 \\\"q\\\".py\" differ\n"
+    "diff --git a/img.png b/img.png\n"
+    "new file mode 100644\n"
+    "index 0000000..3333333\n"
+    "GIT binary patch\n"
+    "literal 5\n"
+    "Mc${NkU|?VX00RI3NdN!<\n"
+    "\n"
+    "literal 0\n"
+    "HcmV?d00001\n"
+    "\n"
+    "diff --git a/third_party/sub b/third_party/sub\n"
+    "index 1111111..2222222 160000\n"
+    "--- a/third_party/sub\n"
+    "+++ b/third_party/sub\n"
+    "@@ -1 +1 @@\n"
+    "-Subproject commit 1111111111111111111111111111111111111111\n"
+    "+Subproject commit 2222222222222222222222222222222222222222\n"
+    "diff --git a/ln b/ln\n"
+    "deleted file mode 120000\n"
+    "index 1111111..0000000\n"
+    "--- a/ln\n"
+    "+++ /dev/null\n"
+    "@@ -1 +0,0 @@\n"
+    "-target\n"
+    "\\ No newline at end of file\n"
+    "diff --git a/ln b/ln\n"
+    "new file mode 100644\n"
+    "index 0000000..2222222\n"
+    "--- /dev/null\n"
+    "+++ b/ln\n"
+    "@@ -0,0 +1,2 @@\n"
+    "+now\n"
+    "+a file\n"
+    "-- \n"
+    "2.39.2\n";
 
 Test(udiff, git_format_exact)
 {
@@ -167,28 +167,27 @@ Test(udiff, git_format_exact)
 
 Test(udiff, plain_diff_u)
 {
-	struct change_set *s = parse_ok(
-		"Only text before the first file is a preamble.\n"
-		"diff -ru old/a.py new/a.py\n"
-		"--- old/a.py\t2024-01-01 10:00:00.000000000 +0000\n"
-		"+++ new/a.py\t2024-01-02 10:00:00.000000000 +0000\n"
-		"@@ -2,2 +2,3 @@\n"
-		" two\n"
-		"-three\n"
-		"+THREE\n"
-		"+four\n"
-		"diff -ru old/b.py new/b.py\n"
-		"--- old/b.py\n"
-		"+++ /dev/null\n"
-		"@@ -1,2 +0,0 @@\n"
-		"-x\n"
-		"-y\n"
-		"Binary files old/c.bin and new/c.bin differ\n"
-		"--- x.py\t2024-01-01\n"
-		"+++ y.py\t2024-01-01\n"
-		"@@ -1 +1 @@\n"
-		"-1\n"
-		"+2\n");
+	struct change_set *s = parse_ok("Only text before the first file is a preamble.\n"
+					"diff -ru old/a.py new/a.py\n"
+					"--- old/a.py\t2024-01-01 10:00:00.000000000 +0000\n"
+					"+++ new/a.py\t2024-01-02 10:00:00.000000000 +0000\n"
+					"@@ -2,2 +2,3 @@\n"
+					" two\n"
+					"-three\n"
+					"+THREE\n"
+					"+four\n"
+					"diff -ru old/b.py new/b.py\n"
+					"--- old/b.py\n"
+					"+++ /dev/null\n"
+					"@@ -1,2 +0,0 @@\n"
+					"-x\n"
+					"-y\n"
+					"Binary files old/c.bin and new/c.bin differ\n"
+					"--- x.py\t2024-01-01\n"
+					"+++ y.py\t2024-01-01\n"
+					"@@ -1 +1 @@\n"
+					"-1\n"
+					"+2\n");
 	cr_assert_eq(s->n_files, 4);
 	expect_file(&s->files[0], CHANGE_MODIFIED, "a.py", "a.py", 0100644, 0100644, 1);
 	expect_hunk(&s->files[0], 0, 2, 2, 2, 3);
@@ -224,52 +223,55 @@ struct bad {
 #define GH "diff --git a/x b/x\nindex 1234567..89abcde 100644\n--- a/x\n+++ b/x\n"
 
 static const struct bad bad_diffs[] = {
-	{GH "@@ -1 +1 @@\n-a\n",
-	 "t:7: expected 0 more old and 1 more new line(s) of the hunk at line 5, found the end"},
-	{GH "@@ -1,2 +1 @@\n-a\n+b\ndiff --git a/y b/y\n", "t:8: expected 1 more old and 0 more new"},
-	{GH "@@ -1 +1 @@\n-a\n+b\n+c\n", "t:8: expected a file header"},
-	{GH "@@ -1 +1\n-a\n", "t:5: expected a hunk header '@@ -A[,B] +C[,D] @@', found '@@ -1 +1'"},
-	{GH "@@ -a,1 +1 @@\n", "t:5: expected a hunk header"},
-	{GH "@@ -0,1 +1 @@\n-a\n+b\n", "t:5: expected a hunk that starts at line 1 or later"},
-	{GH "@@ -1 +1 @@junk\n-a\n+b\n", "t:5: expected a hunk header"},
-	{GH "@@ -99999999999 +1 @@\n", "t:5: expected a hunk header"},
-	{GH "-a\n", "t:5: expected a hunk header '@@ -A[,B] +C[,D] @@' after '+++'"},
-	{GH "@@ -1 +1 @@\n*a\n", "t:6: expected 1 more old and 1 more new"},
-	{GH "@@ -1 +1 @@\n\\ No newline at end of file\n", "t:6: expected 1 more old"},
-	{GH "@@ -5 +5 @@\n-a\n+b\n@@ -4 +4 @@\n-c\n+d\n", "t:8: expected hunks in order"},
-	{"--- a/x\nfoo\n", "t:2: expected '+++ PATH' after '---', found 'foo'"},
-	{"--- /dev/null\n+++ /dev/null\n", "t:2: expected a file on at least one side"},
-	{"diff --git a/x b/x\nnew file mode 100999\n", "t:2: expected a mode (100644)"},
-	{"diff --git a/x b/x\nold mode 040000\nnew mode 100644\n", "t:2: expected a mode"},
-	{"diff --git a/x b/y\nsimilarity index 150%\n", "t:2: expected a percentage (50%)"},
-	{"diff --git a/x b/y\nrename from x\n", "t:1: a rename or copy needs both"},
-	{"diff --git a/x b/y\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
-	 "t:1: the lines of this file name different paths"},
-	{"diff --git \"a/b\\q\" \"b/b\\q\"\n", "t:1: expected 'diff --git a/PATH b/PATH'"},
-	{"diff --git \"a/unterminated b/x\n", "t:1: expected 'diff --git a/PATH b/PATH'"},
-	{"diff --git x x\n", "t:1: expected 'diff --git a/PATH b/PATH', found 'diff --git x x'"},
-	{"diff --git a/x b/x\nnew file mode 100644\nindex 0000000..1111111\nGIT binary patch\n"
-	 "literal 5\nMc${Nk!!!\n\n",
-	 "t:6: expected a base85 line of a binary patch"},
-	{"diff --git a/x b/x\nnew file mode 100644\nindex 0000000..1111111\nGIT binary patch\n"
-	 "bogus\n",
-	 "t:5: expected 'literal SIZE' or 'delta SIZE'"},
-	{"diff --cc merged.py\nindex 1,2..3\n", "t:1: expected a two-sided diff"},
-	{"Only in a: x\n", "t:1: expected a file diff ('Only in'"},
-	{"@@ -1 +1 @@\n-a\n+b\n", "t:1: expected a file header"},
-	{"diff --git a/x b/x\nnew file mode 100644\nindex 0000000..1111111\n--- a/x\n+++ b/x\n"
-	 "@@ -1 +1 @@\n-a\n+b\n",
-	 "t:1: '/dev/null' in '---'/'+++' disagrees"},
-	{"hello\nworld\n", "t: no diff found"},
-	{"diff --git a/x b/x\nindex zz..yy 100644\n", "t:2: expected 'index HEX..HEX [MODE]'"},
-	{"Binary files x differ\n", "t:1: expected 'Binary files A and B differ' with one ' and '"},
-	{"diff --git a/x y b/z w\nindex 1234567..89abcde 100644\n",
-	 "t:1: the paths of 'diff --git' are ambiguous"},
-	{GH "@@ -1 +1 @@\n-a\n+b\nrandom text\n", "t:8: expected a file header"},
-	{"diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n",
-	 "t:1: a file that is new, deleted, renamed or copied at once"},
-	{"diff --git a/x b/x\nindex 1234567..89abcde 100644\nBinary files a/x and b/x\n",
-	 "t:3: expected 'Binary files A and B differ', found 'Binary files a/x and b/x'"},
+	{ GH "@@ -1 +1 @@\n-a\n",
+	  "t:7: expected 0 more old and 1 more new line(s) of the hunk at line 5, found the end" },
+	{ GH "@@ -1,2 +1 @@\n-a\n+b\ndiff --git a/y b/y\n",
+	  "t:8: expected 1 more old and 0 more new" },
+	{ GH "@@ -1 +1 @@\n-a\n+b\n+c\n", "t:8: expected a file header" },
+	{ GH "@@ -1 +1\n-a\n",
+	  "t:5: expected a hunk header '@@ -A[,B] +C[,D] @@', found '@@ -1 +1'" },
+	{ GH "@@ -a,1 +1 @@\n", "t:5: expected a hunk header" },
+	{ GH "@@ -0,1 +1 @@\n-a\n+b\n", "t:5: expected a hunk that starts at line 1 or later" },
+	{ GH "@@ -1 +1 @@junk\n-a\n+b\n", "t:5: expected a hunk header" },
+	{ GH "@@ -99999999999 +1 @@\n", "t:5: expected a hunk header" },
+	{ GH "-a\n", "t:5: expected a hunk header '@@ -A[,B] +C[,D] @@' after '+++'" },
+	{ GH "@@ -1 +1 @@\n*a\n", "t:6: expected 1 more old and 1 more new" },
+	{ GH "@@ -1 +1 @@\n\\ No newline at end of file\n", "t:6: expected 1 more old" },
+	{ GH "@@ -5 +5 @@\n-a\n+b\n@@ -4 +4 @@\n-c\n+d\n", "t:8: expected hunks in order" },
+	{ "--- a/x\nfoo\n", "t:2: expected '+++ PATH' after '---', found 'foo'" },
+	{ "--- /dev/null\n+++ /dev/null\n", "t:2: expected a file on at least one side" },
+	{ "diff --git a/x b/x\nnew file mode 100999\n", "t:2: expected a mode (100644)" },
+	{ "diff --git a/x b/x\nold mode 040000\nnew mode 100644\n", "t:2: expected a mode" },
+	{ "diff --git a/x b/y\nsimilarity index 150%\n", "t:2: expected a percentage (50%)" },
+	{ "diff --git a/x b/y\nrename from x\n", "t:1: a rename or copy needs both" },
+	{ "diff --git a/x b/y\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+	  "t:1: the lines of this file name different paths" },
+	{ "diff --git \"a/b\\q\" \"b/b\\q\"\n", "t:1: expected 'diff --git a/PATH b/PATH'" },
+	{ "diff --git \"a/unterminated b/x\n", "t:1: expected 'diff --git a/PATH b/PATH'" },
+	{ "diff --git x x\n", "t:1: expected 'diff --git a/PATH b/PATH', found 'diff --git x x'" },
+	{ "diff --git a/x b/x\nnew file mode 100644\nindex 0000000..1111111\nGIT binary patch\n"
+	  "literal 5\nMc${Nk!!!\n\n",
+	  "t:6: expected a base85 line of a binary patch" },
+	{ "diff --git a/x b/x\nnew file mode 100644\nindex 0000000..1111111\nGIT binary patch\n"
+	  "bogus\n",
+	  "t:5: expected 'literal SIZE' or 'delta SIZE'" },
+	{ "diff --cc merged.py\nindex 1,2..3\n", "t:1: expected a two-sided diff" },
+	{ "Only in a: x\n", "t:1: expected a file diff ('Only in'" },
+	{ "@@ -1 +1 @@\n-a\n+b\n", "t:1: expected a file header" },
+	{ "diff --git a/x b/x\nnew file mode 100644\nindex 0000000..1111111\n--- a/x\n+++ b/x\n"
+	  "@@ -1 +1 @@\n-a\n+b\n",
+	  "t:1: '/dev/null' in '---'/'+++' disagrees" },
+	{ "hello\nworld\n", "t: no diff found" },
+	{ "diff --git a/x b/x\nindex zz..yy 100644\n", "t:2: expected 'index HEX..HEX [MODE]'" },
+	{ "Binary files x differ\n",
+	  "t:1: expected 'Binary files A and B differ' with one ' and '" },
+	{ "diff --git a/x y b/z w\nindex 1234567..89abcde 100644\n",
+	  "t:1: the paths of 'diff --git' are ambiguous" },
+	{ GH "@@ -1 +1 @@\n-a\n+b\nrandom text\n", "t:8: expected a file header" },
+	{ "diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n",
+	  "t:1: a file that is new, deleted, renamed or copied at once" },
+	{ "diff --git a/x b/x\nindex 1234567..89abcde 100644\nBinary files a/x and b/x\n",
+	  "t:3: expected 'Binary files A and B differ', found 'Binary files a/x and b/x'" },
 };
 
 Test(udiff, malformed_refused_with_a_location)
@@ -278,8 +280,8 @@ Test(udiff, malformed_refused_with_a_location)
 	cr_assert_geq(n, 20);
 	for (size_t i = 0; i < n; i++) {
 		struct change_set *s = (struct change_set *)1;
-		int rc = selector_changes_from_udiff(&s, bad_diffs[i].text, strlen(bad_diffs[i].text),
-						     "t");
+		int rc = selector_changes_from_udiff(&s, bad_diffs[i].text,
+						     strlen(bad_diffs[i].text), "t");
 		cr_expect_eq(rc, ERR_INVAL, "case %zu: rc %d (%s)", i, rc, err_last());
 		cr_expect_null(s, "case %zu", i);
 		cr_expect(strstr(err_last(), bad_diffs[i].error) != NULL,
@@ -292,14 +294,14 @@ Test(udiff, malformed_refused_with_a_location)
 Test(udiff, limits_stop_and_are_recorded)
 {
 	struct change_set *s = NULL;
-	struct changes_opts o = {.max_files = 2};
+	struct changes_opts o = { .max_files = 2 };
 	cr_assert_eq(selector_changes_from_udiff_opts(&s, git_text, strlen(git_text), "t", &o), 0);
 	cr_assert_eq(s->n_files, 2);
 	cr_assert_eq(s->n_limit_hits, 1);
 	cr_assert_str_eq(s->limit_hits[0].what, "files");
 	selector_change_set_destroy(s);
 
-	o = (struct changes_opts){.max_hunks = 1};
+	o = (struct changes_opts){ .max_hunks = 1 };
 	cr_assert_eq(selector_changes_from_udiff_opts(&s, git_text, strlen(git_text), "t", &o), 0);
 	cr_assert_eq(s->n_files, 1);
 	cr_assert_eq(s->files[0].n_hunks, 1);
@@ -309,7 +311,7 @@ Test(udiff, limits_stop_and_are_recorded)
 	/* A byte bound inside mod.py's second hunk: the first hunk is kept, the cut one is not,
 	 * and a truncated hunk there is not an error. */
 	const char *second = strstr(git_text, "@@ -10 +10,2 @@");
-	o = (struct changes_opts){.max_bytes = (size_t)(second - git_text) + 20};
+	o = (struct changes_opts){ .max_bytes = (size_t)(second - git_text) + 20 };
 	cr_assert_eq(selector_changes_from_udiff_opts(&s, git_text, strlen(git_text), "t", &o), 0,
 		     "%s", err_last());
 	cr_assert_eq(s->n_files, 1);
@@ -329,8 +331,8 @@ static void same_changes(const struct change_set *g, const struct change_set *u,
 			if (strcmp(u->files[j].new_path.bytes, a->new_path.bytes) == 0 &&
 			    u->files[j].status == a->status)
 				b = &u->files[j];
-		cr_assert_not_null(b, "git diff lacks %s %s", selector_change_status_name(a->status),
-				   a->new_path.text);
+		cr_assert_not_null(b, "git diff lacks %s %s",
+				   selector_change_status_name(a->status), a->new_path.text);
 		cr_assert_str_eq(b->old_path.bytes, a->old_path.bytes);
 		cr_assert_eq(b->old_mode, a->old_mode, "%s", a->new_path.text);
 		cr_assert_eq(b->new_mode, a->new_mode, "%s", a->new_path.text);
@@ -353,7 +355,7 @@ Test(udiff, git_diff_of_a_generated_repo)
 	struct change_set *g = NULL, *u = NULL;
 	cr_assert_eq(selector_changes_from_git(&g, t.dir, a, b, NULL), 0, "%s", err_last());
 
-	const char *u0[] = {"diff", "-U0", "-M", "-C", a, b, NULL};
+	const char *u0[] = { "diff", "-U0", "-M", "-C", a, b, NULL };
 	size_t len;
 	char *out = test_git_output(&t, u0, &len);
 	if (!out) {
@@ -367,13 +369,13 @@ Test(udiff, git_diff_of_a_generated_repo)
 	free(out);
 
 	/* With context, binary patches, and as format-patch's mail. */
-	const char *bin[] = {"diff", "--binary", "-M", "-C", a, b, NULL};
+	const char *bin[] = { "diff", "--binary", "-M", "-C", a, b, NULL };
 	out = test_git_output(&t, bin, &len);
 	cr_assert_eq(selector_changes_from_udiff(&u, out, len, "git-diff"), 0, "%s", err_last());
 	same_changes(g, u, false);
 	selector_change_set_destroy(u);
 	free(out);
-	const char *fp[] = {"format-patch", "--stdout", "-M", "-C", "-1", b, NULL};
+	const char *fp[] = { "format-patch", "--stdout", "-M", "-C", "-1", b, NULL };
 	out = test_git_output(&t, fp, &len);
 	cr_assert_eq(selector_changes_from_udiff(&u, out, len, "mail"), 0, "%s", err_last());
 	same_changes(g, u, false);
