@@ -93,6 +93,9 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* Derived seeds keep 53 bits: every JSON reader holds them exactly (`specs list --json`). */
+#define SEED_MASK ((UINT64_C(1) << 53) - 1)
+
 static uint64_t mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ULL;
@@ -248,7 +251,7 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 	uint64_t h = case_hash(c->case_id, op, s, d);
 	snprintf(cs->id, sizeof(cs->id), "%016" PRIx64, h);
 	uint64_t g = c->set->global.has_seed ? c->set->global.seed : 0;
-	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g));
+	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g)) & SEED_MASK;
 	cs->rule = rule;
 	cs->kernel = k;
 	cs->loc = loc;
