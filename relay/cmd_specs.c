@@ -36,7 +36,8 @@ static int parse_action(struct specs_args *a, const char *s)
 	else if (strcmp(s, "explain") == 0)
 		a->action = SPECS_EXPLAIN;
 	else
-		return err_set(ERR_INVAL, "unknown action '%s' (expected lint, list or explain)", s);
+		return err_set(ERR_INVAL, "unknown action '%s' (expected lint, list or explain)",
+			       s);
 	return 0;
 }
 
@@ -69,7 +70,8 @@ static int option_value(struct specs_args *a, const char *opt, const char *val)
 		enum spec_dtype d;
 		rc = fits(a, opt, FITS(SPECS_EXPLAIN));
 		if (!rc && testspecs_dtype_parse(val, false, &d) != 0)
-			rc = err_set(ERR_INVAL, "--dtype '%s': not a dtype of the spec format", val);
+			rc =
+			    err_set(ERR_INVAL, "--dtype '%s': not a dtype of the spec format", val);
 		if (!rc)
 			a->dtypes |= (spec_dtype_mask)1 << d;
 	} else if (strcmp(opt, "--torch-root") == 0) {
@@ -95,7 +97,7 @@ static int parse_option(struct specs_args *a, int argc, char **argv, int *i)
 		a->strict = true;
 		return fits(a, opt, FITS(SPECS_LINT));
 	}
-	static const char *const valued[] = { "--label", "--test",	 "--op",
+	static const char *const valued[] = { "--label", "--test",       "--op",
 					      "--dtype", "--torch-root", "--device-root" };
 	bool known = false;
 	for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
@@ -136,7 +138,7 @@ static int specs_args_parse(struct specs_args *a, int argc, char **argv)
 	if (a->n_paths == 0)
 		return err_set(ERR_INVAL, "no spec FILE or DIR given");
 	for (size_t i = 0; i < a->n_paths; i++) { /* "specs/" names its files "specs/x.yaml" */
-		char *p = (char *)a->paths[i]; /* argv's own storage */
+		char *p = (char *)a->paths[i];    /* argv's own storage */
 		for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
 			p[n - 1] = '\0';
 	}
@@ -574,5 +576,8 @@ const char cmd_specs_help[] =
     "  spyre-ci specs explain --test test/test_binary_ufuncs.py::TestBinaryUfuncs::test_add \\\n"
     "      testspecs/specs/\n"
     "  spyre-ci specs explain --test \\\n"
-    "      test/test_binary_ufuncs.py::TestBinaryUfuncsPRIVATEUSE1::test_reference_numerics_add_spyre_float16 \\\n"
+    "      "
+    "test/"
+    "test_binary_ufuncs.py::TestBinaryUfuncsPRIVATEUSE1::test_reference_numerics_add_spyre_float16 "
+    "\\\n"
     "      testspecs/specs/ --json\n";

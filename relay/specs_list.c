@@ -91,14 +91,13 @@ static int list_id(struct list_state *st, const char *id, bool from_entry)
 	return 0;
 }
 
-static int list_pattern(struct list_state *st, const struct spec_file *f,
-			const struct spec_test *t, const struct spec_str *name)
+static int list_pattern(struct list_state *st, const struct spec_file *f, const struct spec_test *t,
+			const struct spec_str *name)
 {
 	char label[SPEC_TESTID_MAX];
 	snprintf(label, sizeof(label), "%s::%s", specs_id_path(f), name->s);
 	struct spec_expand_result res;
-	int rc = testspecs_cases_expand_entry(&st->cases, st->set, f, t, label, st->a->label,
-					      &res);
+	int rc = testspecs_cases_expand_entry(&st->cases, st->set, f, t, label, st->a->label, &res);
 	if (rc)
 		return err_prefix("pattern '%s'", label);
 	if (!res.eligible && st->a->label && res.mode != SPEC_MODE_SKIP)
@@ -174,16 +173,16 @@ static void print_refusals(const char *title, json_t *arr)
 static int print_text(struct list_state *st)
 {
 	const struct spec_case_list *l = &st->cases;
-	printf("%-16s %-20s %-22s %-9s %-8s %-8s %-17s %s\n", "id", "op", "shapes", "dtype",
-	       "atol", "rtol", "mode", "test");
+	printf("%-16s %-20s %-22s %-9s %-8s %-8s %-17s %s\n", "id", "op", "shapes", "dtype", "atol",
+	       "rtol", "mode", "test");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct spec_case *c = &l->v[i];
 		char sh[128];
 		shapes_text(c, sh, sizeof(sh));
 		printf("%-16s %-20s %-22s %-9s %-8g %-8g %-17s %s%s%s\n", c->id, c->op, sh,
 		       c->dtype ? testspecs_dtype_name(c->dtype) : "none", c->atol, c->rtol,
-		       testspecs_mode_name(c->mode), c->test_id, c->unsupported ? "  UNSUPPORTED: " : "",
-		       c->unsupported ? c->why : "");
+		       testspecs_mode_name(c->mode), c->test_id,
+		       c->unsupported ? "  UNSUPPORTED: " : "", c->unsupported ? c->why : "");
 	}
 	if (json_array_size(st->patterns)) {
 		printf("\npatterns (%zu):\n", json_array_size(st->patterns));

@@ -133,7 +133,7 @@ struct ctx {
 	const char *resolve_id; /* the id the resolver is asked about */
 	const char *case_id;    /* the id the cases carry (and hash) */
 	const struct spec_test *entry;
-	enum spec_mode base; /* the test's mode */
+	enum spec_mode base;           /* the test's mode */
 	const char *variant_op;        /* a device-generic id's op, else NULL */
 	enum spec_dtype variant_dtype; /* a device-generic id's dtype, else NONE */
 	struct spec_decision *scratch; /* per-op decisions */
@@ -181,8 +181,7 @@ static int op_view(struct ctx *c, const char *op, struct op_view *v)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < c->scratch->n_ops; i++)
-		if (strcmp(c->scratch->ops[i].name, v->spec_name) == 0 ||
-		    c->scratch->n_ops == 1)
+		if (strcmp(c->scratch->ops[i].name, v->spec_name) == 0 || c->scratch->n_ops == 1)
 			v->row = &c->scratch->ops[i];
 	return 0;
 }
@@ -457,8 +456,8 @@ static bool same_variant_op(const char *op, const char *variant)
 
 /* Ops the resolver gives no row (excluded for this test) are left out: the test has no such
  * variant. */
-static int expand_ops(struct ctx *c, const char *op, enum spec_case_rule rule,
-		      struct spec_loc loc, size_t *used)
+static int expand_ops(struct ctx *c, const char *op, enum spec_case_rule rule, struct spec_loc loc,
+		      size_t *used)
 {
 	if (c->variant_op && !same_variant_op(op, c->variant_op))
 		return 0;
@@ -525,9 +524,10 @@ static int expand_rules(struct ctx *c)
 		res->rule = SPEC_RULE_BODY_OPS;
 		return 0;
 	}
-	res->why = c->t->opinfo   ? "@ops test, but no supported op of its family remains"
-		   : c->t->n_body_ops ? "none of the ops its body calls is a supported op"
-				      : "no kernels:, no sample_inputs_func, not @ops, no known calls";
+	res->why = c->t->opinfo ? "@ops test, but no supported op of its family remains"
+		   : c->t->n_body_ops
+		       ? "none of the ops its body calls is a supported op"
+		       : "no kernels:, no sample_inputs_func, not @ops, no known calls";
 	return 0;
 }
 
@@ -589,7 +589,8 @@ int testspecs_cases_expand(struct spec_case_list *list, const struct spec_resolv
 
 int testspecs_cases_expand_entry(struct spec_case_list *list, const struct spec_set *set,
 				 const struct spec_file *file, const struct spec_test *entry,
-				 const char *label, const char *tier, struct spec_expand_result *res)
+				 const char *label, const char *tier,
+				 struct spec_expand_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	struct spec_str name = { PROBE_NAME, strlen(PROBE_NAME), entry->loc };
@@ -606,10 +607,13 @@ int testspecs_cases_expand_entry(struct spec_case_list *list, const struct spec_
 	if (rc)
 		return rc;
 	struct spec_case_test ct = { .test_id = PROBE_NAME, .tier = tier };
-	struct ctx c = {
-		.list = list, .set = &probe, .r = r, .t = &ct, .resolve_id = PROBE_NAME,
-		.case_id = label, .res = res
-	};
+	struct ctx c = { .list = list,
+			 .set = &probe,
+			 .r = r,
+			 .t = &ct,
+			 .resolve_id = PROBE_NAME,
+			 .case_id = label,
+			 .res = res };
 	rc = expand_with(&c);
 	testspecs_resolver_destroy(r);
 	if (res->entry == &t)

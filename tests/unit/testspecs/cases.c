@@ -233,8 +233,8 @@ Test(cases, opinfo_family_and_exclude)
 	cr_assert_eq(expand(&l, &t, &r), 0);
 	cr_assert_eq(l.n, samples_of("softmax") + 3);
 	for (size_t i = 0; i < l.n; i++)
-		cr_expect(strcmp(l.v[i].op, "add") && strcmp(l.v[i].op, "nn.functional.gelu"),
-			  "%s", l.v[i].op);
+		cr_expect(strcmp(l.v[i].op, "add") && strcmp(l.v[i].op, "nn.functional.gelu"), "%s",
+			  l.v[i].op);
 	testspecs_cases_finish(&l);
 
 	/* the binary-ufunc family admits add only (softmax, gelu are not binary ufuncs; cumsum
@@ -305,9 +305,9 @@ Test(cases, refused_tests_expand_nothing)
 	cr_assert_not(r.eligible);
 	cr_assert_eq(r.mode, SPEC_MODE_SKIP);
 	cr_assert_eq(l.n, 0);
-	cr_assert(strncmp(r.why, "the test is skipped: listed by 'TestX::test_skip' at t.yaml:",
-			  60) == 0,
-		  "%s", r.why);
+	cr_assert(
+	    strncmp(r.why, "the test is skipped: listed by 'TestX::test_skip' at t.yaml:", 60) == 0,
+	    "%s", r.why);
 	/* a tier the entry is not labelled for */
 	t = test_of("test_tier");
 	t.opinfo = true;
@@ -370,9 +370,9 @@ Test(cases, regex_entry_through_the_probe)
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct spec_expand_result r;
-	cr_assert_eq(testspecs_cases_expand_entry(&l, L.set, f, k, "test/x.py::TestX::test_k.*",
-						  NULL, &r),
-		     0);
+	cr_assert_eq(
+	    testspecs_cases_expand_entry(&l, L.set, f, k, "test/x.py::TestX::test_k.*", NULL, &r),
+	    0);
 	cr_assert(r.eligible);
 	cr_assert_eq(r.entry, k);
 	cr_assert_eq(r.rule, SPEC_RULE_KERNELS);
@@ -383,8 +383,7 @@ Test(cases, regex_entry_through_the_probe)
 	testspecs_cases_finish(&l);
 	/* the tier entry in another tier: refused */
 	testspecs_cases_init(&l);
-	cr_assert_eq(testspecs_cases_expand_entry(&l, L.set, f, &f->tests[5], "x", "smoke", &r),
-		     0);
+	cr_assert_eq(testspecs_cases_expand_entry(&l, L.set, f, &f->tests[5], "x", "smoke", &r), 0);
 	cr_assert_not(r.eligible);
 	cr_assert_eq(l.n, 0);
 	testspecs_cases_finish(&l);

@@ -10,9 +10,12 @@
  *      emulator implements, with default samples;
  *   5. none: "not mappable", with the reason.
  * Every case is crossed with the effective dtypes of its op and carries the mode and the
- * precision the resolver (resolve.h) gives for that op and dtype. An op or dtype the emulator lacks makes the case UNSUPPORTED:
- * it is listed and counted, never dropped. Ids and seeds are a hash of test id, op, shapes and
- * dtype (and global.input_config.seed), so the same specs give the same cases on every host.
+ * precision the resolver (resolve.h) gives for that op and dtype; what the specs refuse (an op
+ * they do not let run for the test, a dtype outside its effective dtypes) and what the emulator
+ * lacks (an op, a dtype) make the case UNSUPPORTED: listed with the reason and counted, never
+ * dropped. Ids are a hash of test id, op, shapes and dtype; seeds mix that hash with
+ * global.input_config.seed and keep 53 bits, so the same specs give the same cases on every
+ * host and every JSON reader holds the seed exactly.
  *
  * Upstream op names (OpInfo names such as `nn.functional.gelu`, and body calls such as
  * `torch.add` or `F.gelu`) meet the emulator's op names through one explicit table,
@@ -102,24 +105,24 @@ void testspecs_cases_finish(struct spec_case_list *list);
  * mode, effective dtypes, force_xfail and precision are the resolver's (resolve.h): the one
  * source of truth; expansion asks it for the test and for each op it expands. */
 struct spec_case_test {
-	const char *test_id; /* "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_add" */
-	const char *tier;    /* the requested label; NULL: any */
-	const char *device;  /* backend name in method suffixes; NULL: "spyre" */
-	bool opinfo;         /* the test is @ops-parametrised */
+	const char *test_id;         /* "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_add" */
+	const char *tier;            /* the requested label; NULL: any */
+	const char *device;          /* backend name in method suffixes; NULL: "spyre" */
+	bool opinfo;                 /* the test is @ops-parametrised */
 	enum spec_op_family family;  /* its op family (testspecs_family_for_path) */
 	const char *const *body_ops; /* rule 4: calls the scanner found ("torch.add", "F.gelu") */
 	size_t n_body_ops;
 };
 
 struct spec_expand_result {
-	bool eligible;                /* the resolver's decision */
-	enum spec_mode mode;          /* the test's mode (before per-op force_xfail) */
+	bool eligible;                 /* the resolver's decision */
+	enum spec_mode mode;           /* the test's mode (before per-op force_xfail) */
 	const struct spec_test *entry; /* the deciding entry; NULL when unlisted */
 	const struct spec_file *file;  /* its file entry; NULL when no file covers the test */
-	enum spec_case_rule rule;     /* the rule that yielded the cases; NONE: none did */
-	const char *why;              /* NONE: the reason (static text or `reason`) */
-	char reason[256];             /* the resolver's reason when it refused the test */
-	size_t n_cases;               /* appended, unsupported ones included */
+	enum spec_case_rule rule;      /* the rule that yielded the cases; NONE: none did */
+	const char *why;               /* NONE: the reason (static text or `reason`) */
+	char reason[256];              /* the resolver's reason when it refused the test */
+	size_t n_cases;                /* appended, unsupported ones included */
 	size_t n_unsupported;
 };
 
@@ -140,6 +143,7 @@ int testspecs_cases_expand(struct spec_case_list *list, const struct spec_resolv
  * `label` (the pattern, with its path) as their test id. `file` and `entry` point into `set`. */
 int testspecs_cases_expand_entry(struct spec_case_list *list, const struct spec_set *set,
 				 const struct spec_file *file, const struct spec_test *entry,
-				 const char *label, const char *tier, struct spec_expand_result *res);
+				 const char *label, const char *tier,
+				 struct spec_expand_result *res);
 
 #endif
