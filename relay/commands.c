@@ -7,5 +7,6 @@
 
 const struct cli_command cli_commands[] = {
 	{ "emu", cmd_emu_main, cmd_emu_summary, cmd_emu_help },
+	{ "specs", cmd_specs_main, cmd_specs_summary, cmd_specs_help },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -6,4 +6,8 @@ int cmd_emu_main(int argc, char **argv);
 extern const char cmd_emu_summary[];
 extern const char cmd_emu_help[];
 
+int cmd_specs_main(int argc, char **argv);
+extern const char cmd_specs_summary[];
+extern const char cmd_specs_help[];
+
 #endif

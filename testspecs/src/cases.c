@@ -1,9 +1,9 @@
 /* Kernel-case expansion: one eligible upstream test -> its emulator cases, by the precedence of
- * cases.h. Called by `spyre-ci specs list` and by the selector once a test id is resolved.
- * Until the resolver's header lands, the per-op dtype formula and precision lookup live here
- * (SPYRE.md section 5): effective dtypes = (global supported ∩ the op's dtypes) + include −
- * exclude; precision = kernel > edits.dtypes.include > the op's dtype > the global dtype >
- * SPEC_PRECISION_DEFAULT; force_xfail (global dtype or op) turns mandatory_success into xfail. */
+ * cases.h. Called by `spyre-ci specs list` and by the selector once a test id is known.
+ * Everything the specs decide (eligibility, the test's mode, each op's effective dtypes, the
+ * mode per dtype after force_xfail, precision) comes from the resolver (resolve.h), asked once
+ * for the test and once per op expanded; this file adds only what the emulator knows (its ops,
+ * their dtypes and default samples) and the case ids and seeds. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "spyre-emu/ops.h"
 #include "testspecs/cases.h"
+#include "testspecs/resolve.h"
 
 /* The schema's dtype names, in enum spec_dtype order (kept here so that this file needs no
  * loader code). */
@@ -75,93 +76,6 @@ static const struct spec_op *supported_op(const struct spec_set *set, const char
 	return NULL;
 }
 
-static const struct spec_dtype_item *find_dtype(const struct spec_dtype_items *items,
-						enum spec_dtype t)
-{
-	for (size_t i = 0; items && i < items->n; i++)
-		if (items->v[i].dtype == t)
-			return &items->v[i];
-	return NULL;
-}
-
-size_t testspecs_effective_dtypes(const struct spec_set *set, const struct spec_test *entry,
-				  const char *op, enum spec_dtype *out, size_t max)
-{
-	const struct spec_op *so = op ? supported_op(set, op) : NULL;
-	size_t n = 0;
-	for (int t = SPEC_DTYPE_NONE + 1; t < SPEC_DTYPE_COUNT && n < max; t++) {
-		enum spec_dtype d = (enum spec_dtype)t;
-		bool in = !set->global.has_supported_dtypes ||
-			  find_dtype(&set->global.supported_dtypes, d);
-		if (in && so && so->dtypes_present)
-			in = find_dtype(&so->dtypes, d) != NULL;
-		if (entry && find_dtype(&entry->edits.dtypes_include, d))
-			in = true;
-		if (entry && find_dtype(&entry->edits.dtypes_exclude, d))
-			in = false;
-		if (in)
-			out[n++] = d;
-	}
-	return n;
-}
-
-static void norm_name(char *dst, size_t size, const char *src)
-{
-	size_t i = 0;
-	for (; src[i] && i + 1 < size; i++)
-		dst[i] = src[i] == '.' ? '_' : src[i];
-	dst[i] = '\0';
-}
-
-bool testspecs_op_excluded(const struct spec_test *entry, const char *op)
-{
-	if (!entry)
-		return false;
-	char o[SPEC_CASE_OP_MAX * 2], x[SPEC_CASE_OP_MAX * 2];
-	norm_name(o, sizeof(o), op);
-	for (size_t i = 0; i < entry->edits.ops_exclude.n; i++) {
-		norm_name(x, sizeof(x), entry->edits.ops_exclude.v[i].name.s);
-		size_t k = strlen(x);
-		if (strcmp(o, x) == 0 || (strncmp(o, x, k) == 0 && o[k] == '_'))
-			return true;
-	}
-	return false;
-}
-
-static void precision(const struct spec_set *set, const struct spec_test *entry, const char *op,
-		      enum spec_dtype d, double *atol, double *rtol)
-{
-	const struct spec_op *so = op ? supported_op(set, op) : NULL;
-	const struct spec_dtype_item *cands[3] = {
-		entry ? find_dtype(&entry->edits.dtypes_include, d) : NULL,
-		so ? find_dtype(&so->dtypes, d) : NULL,
-		find_dtype(&set->global.supported_dtypes, d),
-	};
-	*atol = *rtol = SPEC_PRECISION_DEFAULT;
-	bool a = false, r = false;
-	for (int i = 0; i < 3; i++) {
-		const struct spec_precision *p = cands[i] ? &cands[i]->precision : NULL;
-		if (!p || !p->present)
-			continue;
-		if (!a && p->has_atol)
-			*atol = p->atol, a = true;
-		if (!r && p->has_rtol)
-			*rtol = p->rtol, r = true;
-	}
-}
-
-static enum spec_mode case_mode(const struct spec_set *set, const char *op, enum spec_dtype d,
-				enum spec_mode mode)
-{
-	if (mode != SPEC_MODE_MANDATORY_SUCCESS)
-		return mode;
-	const struct spec_op *so = op ? supported_op(set, op) : NULL;
-	const struct spec_dtype_item *g = find_dtype(&set->global.supported_dtypes, d);
-	if ((so && so->force_xfail == SPEC_TRI_TRUE) || (g && g->force_xfail == SPEC_TRI_TRUE))
-		return SPEC_MODE_XFAIL;
-	return mode;
-}
-
 /* ---- one case ---- */
 
 struct shapes {
@@ -178,6 +92,9 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 		h = (h ^ b[i]) * 0x100000001b3ULL;
 	return h;
 }
+
+/* Derived seeds keep 53 bits: every JSON reader holds them exactly (`specs list --json`). */
+#define SEED_MASK ((UINT64_C(1) << 53) - 1)
 
 static uint64_t mix(uint64_t x)
 {
@@ -201,10 +118,25 @@ static uint64_t case_hash(const char *test_id, const char *op, const struct shap
 	return fnv(h, dn, strlen(dn) + 1);
 }
 
+/* What the resolver says about one op of the test: its row (NULL when the specs do not let
+ * the op run for this test: not supported, not included, or excluded). */
+struct op_view {
+	const struct spec_decision_op *row;
+	const char *spec_name; /* the name the specs know the op by */
+};
+
 struct ctx {
 	struct spec_case_list *list;
 	const struct spec_set *set;
+	const struct spec_resolver *r;
 	const struct spec_case_test *t;
+	const char *resolve_id; /* the id the resolver is asked about */
+	const char *case_id;    /* the id the cases carry (and hash) */
+	const struct spec_test *entry;
+	enum spec_mode base;           /* the test's mode */
+	const char *variant_op;        /* a device-generic id's op, else NULL */
+	enum spec_dtype variant_dtype; /* a device-generic id's dtype, else NONE */
+	struct spec_decision *scratch; /* per-op decisions */
 	struct spec_expand_result *res;
 };
 
@@ -217,6 +149,8 @@ static const char *unsupported_why(const struct spec_op_map *m, enum spec_dtype 
 	if (!info)
 		return "the emulator lacks this op";
 	enum spyre_dtype ed;
+	if (d == SPEC_DTYPE_NONE)
+		return NULL; /* the specs' reason comes first (add_case) */
 	if (spyre_dtype_parse(&ed, dtype_name(d)) != 0 || !spyre_op_supports(info, ed)) {
 		snprintf(buf, size, "the emulator's %s has no %s", info->name, dtype_name(d));
 		return buf;
@@ -231,28 +165,68 @@ static const char *unsupported_why(const struct spec_op_map *m, enum spec_dtype 
 	return NULL;
 }
 
-static int add_case(struct ctx *c, const char *op, const struct shapes *s, enum spec_dtype d,
-		    enum spec_case_rule rule, const struct spec_kernel *k, struct spec_loc loc)
+/* The resolver's row for `op` in this test. A scanned call ("torch.add") or an emulator name
+ * ("div") is asked about under the name supported_ops gives it, when one maps to the same
+ * kernel. */
+static int op_view(struct ctx *c, const char *op, struct op_view *v)
 {
-	struct spec_case_list *l = c->list;
+	const struct spec_op *so = supported_op(c->set, op);
+	v->spec_name = so ? so->name.s : op;
+	v->row = NULL;
+	const char *ops[1] = { v->spec_name };
+	struct spec_resolve_opts o = {
+		.tier = c->t->tier, .ops = ops, .n_ops = 1, .device = c->t->device
+	};
+	int rc = testspecs_resolver_resolve(c->r, c->resolve_id, &o, c->scratch);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c->scratch->n_ops; i++)
+		if (strcmp(c->scratch->ops[i].name, v->spec_name) == 0 || c->scratch->n_ops == 1)
+			v->row = &c->scratch->ops[i];
+	return 0;
+}
+
+struct case_spec {
+	enum spec_dtype dtype;
+	enum spec_mode mode;
+	struct spec_precision precision;
+	const char *spec_why; /* the specs refuse this case (it is listed, unsupported) */
+};
+
+static int grow(struct spec_case_list *l)
+{
 	if (l->n >= SPEC_CASES_MAX)
 		return err_set(ERR_LIMIT, "more than %d kernel cases", SPEC_CASES_MAX);
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct spec_case *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return err_set(ERR_NOMEM, "kernel cases: out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	if (l->n < l->cap)
+		return 0;
+	size_t cap = l->cap ? l->cap * 2 : 64;
+	struct spec_case *v = realloc(l->v, cap * sizeof(*v));
+	if (!v)
+		return err_set(ERR_NOMEM, "kernel cases: out of memory");
+	l->v = v;
+	l->cap = cap;
+	return 0;
+}
+
+static int add_case(struct ctx *c, const char *op, const struct shapes *s,
+		    const struct case_spec *cs_in, enum spec_case_rule rule,
+		    const struct spec_kernel *k, struct spec_loc loc)
+{
+	struct spec_case_list *l = c->list;
+	int rc = grow(l);
+	if (rc)
+		return rc;
 	struct spec_case *cs = &l->v[l->n];
 	memset(cs, 0, sizeof(*cs));
-	cs->test_id = strdup(c->t->test_id);
+	cs->test_id = strdup(c->case_id);
 	if (!cs->test_id)
 		return err_set(ERR_NOMEM, "kernel cases: out of memory");
+	enum spec_dtype d = cs_in->dtype;
 	snprintf(cs->op, sizeof(cs->op), "%s", op);
 	const struct spec_op_map *m = testspecs_opmap_find(op);
 	const char *why = unsupported_why(m, d, s, cs->why, sizeof(cs->why));
+	if (!why || (cs_in->spec_why && m))
+		why = cs_in->spec_why ? cs_in->spec_why : why;
 	if (why && why != cs->why)
 		snprintf(cs->why, sizeof(cs->why), "%s", why);
 	cs->unsupported = why != NULL;
@@ -261,9 +235,10 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s, enum 
 	memcpy(cs->shapes, s->v, sizeof(cs->shapes));
 	memcpy(cs->ndims, s->ndims, sizeof(cs->ndims));
 	cs->dtype = d;
-	const struct spec_test *e = c->t->entry;
-	precision(c->set, e, op, d, &cs->atol, &cs->rtol);
-	cs->mode = case_mode(c->set, op, d, c->t->mode);
+	const struct spec_precision *p = &cs_in->precision;
+	cs->atol = p->present && p->has_atol ? p->atol : SPEC_PRECISION_DEFAULT;
+	cs->rtol = p->present && p->has_rtol ? p->rtol : SPEC_PRECISION_DEFAULT;
+	cs->mode = cs_in->mode;
 	if (k) {
 		if (k->has_atol)
 			cs->atol = k->atol;
@@ -272,10 +247,10 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s, enum 
 		if (k->mode != SPEC_MODE_UNSET)
 			cs->mode = k->mode;
 	}
-	uint64_t h = case_hash(c->t->test_id, op, s, d);
+	uint64_t h = case_hash(c->case_id, op, s, d);
 	snprintf(cs->id, sizeof(cs->id), "%016" PRIx64, h);
 	uint64_t g = c->set->global.has_seed ? c->set->global.seed : 0;
-	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g));
+	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g)) & SEED_MASK;
 	cs->rule = rule;
 	cs->kernel = k;
 	cs->loc = loc;
@@ -288,21 +263,60 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s, enum 
 	return 0;
 }
 
-/* Crosses shapes with dtypes: `only` when set (a kernel's or a tensor's dtype), else the op's
- * effective dtypes. */
-static int add_crossed(struct ctx *c, const char *op, const struct shapes *s, enum spec_dtype only,
-		       enum spec_case_rule rule, const struct spec_kernel *k, struct spec_loc loc)
+static spec_dtype_mask dbit(enum spec_dtype d)
 {
+	return (spec_dtype_mask)1 << d;
+}
+
+/* Crosses shapes with dtypes: `only` when set (a kernel's or a tensor's dtype), else the op's
+ * effective dtypes as the resolver gives them (only the id's dtype for a variant id). Whatever
+ * the specs refuse is still listed, unsupported, with the reason. */
+static int add_crossed(struct ctx *c, const char *op, const struct op_view *vp,
+		       const struct shapes *s, enum spec_dtype only, enum spec_case_rule rule,
+		       const struct spec_kernel *k, struct spec_loc loc)
+{
+	const struct op_view v = *vp;
+	int rc;
+	struct case_spec cs = { .dtype = only, .mode = c->base };
+	if (!v.row) {
+		cs.spec_why = "the specs do not let this op run for this test (supported_ops, "
+			      "edits.ops)";
+		return add_case(c, op, s, &cs, rule, k, loc);
+	}
+	spec_dtype_mask want = v.row->dtypes;
+	if (c->variant_dtype != SPEC_DTYPE_NONE)
+		want &= dbit(c->variant_dtype);
+	if (only != SPEC_DTYPE_NONE && !(want & dbit(only))) {
+		cs.spec_why = "not an effective dtype of this op for this test";
+		return add_case(c, op, s, &cs, rule, k, loc);
+	}
 	if (only != SPEC_DTYPE_NONE)
-		return add_case(c, op, s, only, rule, k, loc);
-	enum spec_dtype d[SPEC_DTYPE_COUNT];
-	size_t n = testspecs_effective_dtypes(c->set, c->t->entry, op, d, SPEC_DTYPE_COUNT);
-	for (size_t i = 0; i < n; i++) {
-		int rc = add_case(c, op, s, d[i], rule, k, loc);
+		want = dbit(only);
+	if (!want) {
+		cs.spec_why = "no effective dtype of this op is left for this test";
+		return add_case(c, op, s, &cs, rule, k, loc);
+	}
+	for (int d = SPEC_DTYPE_NONE + 1; d < SPEC_DTYPE_COUNT; d++) {
+		if (!(want & dbit((enum spec_dtype)d)))
+			continue;
+		cs.dtype = (enum spec_dtype)d;
+		cs.mode = v.row->mode[d] ? v.row->mode[d] : c->base;
+		cs.precision = v.row->precision[d];
+		rc = add_case(c, op, s, &cs, rule, k, loc);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+/* add_crossed() after asking the resolver about `op` (the view lives in c->scratch until the
+ * next question). */
+static int add_asked(struct ctx *c, const char *op, const struct shapes *s, enum spec_dtype only,
+		     enum spec_case_rule rule, const struct spec_kernel *k, struct spec_loc loc)
+{
+	struct op_view v;
+	int rc = op_view(c, op, &v);
+	return rc ? rc : add_crossed(c, op, &v, s, only, rule, k, loc);
 }
 
 /* ---- shapes ---- */
@@ -348,14 +362,15 @@ static int parse_sample(struct shapes *s, const char *text, size_t len)
 	return 0;
 }
 
-static int add_default_samples(struct ctx *c, const char *op, enum spec_case_rule rule,
-			       struct spec_loc loc)
+/* The emulator's default samples of `op`, crossed with what the resolver's view allows. */
+static int add_default_samples(struct ctx *c, const char *op, const struct op_view *v,
+			       enum spec_case_rule rule, struct spec_loc loc)
 {
 	const struct spec_op_map *m = testspecs_opmap_find(op);
 	const struct spyre_op_info *info = m ? spyre_op_find(m->emu) : NULL;
-	if (!info) { /* unsupported, but listed: one case with no shapes */
+	if (!info) { /* unsupported, but listed: one case with no shapes per dtype */
 		struct shapes none = { 0 };
-		return add_crossed(c, op, &none, SPEC_DTYPE_NONE, rule, NULL, loc);
+		return add_crossed(c, op, v, &none, SPEC_DTYPE_NONE, rule, NULL, loc);
 	}
 	const char *p = info->samples;
 	for (int guard = 0; *p && guard < 64; guard++) {
@@ -364,7 +379,7 @@ static int add_default_samples(struct ctx *c, const char *op, enum spec_case_rul
 		struct shapes s;
 		int rc = parse_sample(&s, p, len);
 		if (!rc)
-			rc = add_crossed(c, op, &s, SPEC_DTYPE_NONE, rule, NULL, loc);
+			rc = add_crossed(c, op, v, &s, SPEC_DTYPE_NONE, rule, NULL, loc);
 		if (rc)
 			return rc;
 		p = end ? end + 1 : p + len;
@@ -376,7 +391,7 @@ static int add_default_samples(struct ctx *c, const char *op, enum spec_case_rul
 
 static int rule_kernels(struct ctx *c)
 {
-	const struct spec_test *e = c->t->entry;
+	const struct spec_test *e = c->entry;
 	for (size_t i = 0; i < e->n_kernels; i++) {
 		const struct spec_kernel *k = &e->kernels[i];
 		struct shapes s = { 0 };
@@ -385,7 +400,7 @@ static int rule_kernels(struct ctx *c)
 			const struct spec_ints *sh = in->is_tensor ? &in->tensor.shape : &in->shape;
 			put_shape(&s, sh->v, sh->n);
 		}
-		int rc = add_crossed(c, k->op.s, &s, k->dtype, SPEC_RULE_KERNELS, k, k->loc);
+		int rc = add_asked(c, k->op.s, &s, k->dtype, SPEC_RULE_KERNELS, k, k->loc);
 		if (rc)
 			return rc;
 	}
@@ -394,7 +409,7 @@ static int rule_kernels(struct ctx *c)
 
 static int rule_sample_inputs(struct ctx *c, size_t *used)
 {
-	const struct spec_test *e = c->t->entry;
+	const struct spec_test *e = c->entry;
 	for (size_t i = 0; i < e->edits.n_ops_include; i++) {
 		const struct spec_op_include *inc = &e->edits.ops_include[i];
 		if (!inc->sample_inputs.present)
@@ -413,7 +428,7 @@ static int rule_sample_inputs(struct ctx *c, size_t *used)
 		}
 		(*used)++;
 		int rc =
-		    add_crossed(c, inc->name.s, &s, only, SPEC_RULE_SAMPLE_INPUTS, NULL, inc->loc);
+		    add_asked(c, inc->name.s, &s, only, SPEC_RULE_SAMPLE_INPUTS, NULL, inc->loc);
 		if (rc)
 			return rc;
 	}
@@ -429,15 +444,39 @@ static bool family_admits(enum spec_op_family want, const char *op)
 	return !m || m->family == want;
 }
 
+/* Whether `op` ("div.no_rounding_mode") is the op a variant id names ("div_no_rounding_mode"):
+ * upstream spells a '.' of an OpInfo name as '_' in test names. */
+static bool same_variant_op(const char *op, const char *variant)
+{
+	for (; *op && *variant; op++, variant++)
+		if ((*op == '.' ? '_' : *op) != *variant)
+			return false;
+	return *op == *variant;
+}
+
+/* Ops the resolver gives no row (excluded for this test) are left out: the test has no such
+ * variant. */
+static int expand_ops(struct ctx *c, const char *op, enum spec_case_rule rule, struct spec_loc loc,
+		      size_t *used)
+{
+	if (c->variant_op && !same_variant_op(op, c->variant_op))
+		return 0;
+	struct op_view v;
+	int rc = op_view(c, op, &v);
+	if (rc || !v.row)
+		return rc;
+	(*used)++;
+	return add_default_samples(c, op, &v, rule, loc);
+}
+
 static int rule_opinfo(struct ctx *c, size_t *used)
 {
 	const struct spec_global *g = &c->set->global;
 	for (size_t i = 0; i < g->n_supported_ops; i++) {
 		const char *op = g->supported_ops[i].name.s;
-		if (!family_admits(c->t->family, op) || testspecs_op_excluded(c->t->entry, op))
+		if (!family_admits(c->t->family, op))
 			continue;
-		(*used)++;
-		int rc = add_default_samples(c, op, SPEC_RULE_OPINFO, g->supported_ops[i].loc);
+		int rc = expand_ops(c, op, SPEC_RULE_OPINFO, g->supported_ops[i].loc, used);
 		if (rc)
 			return rc;
 	}
@@ -447,57 +486,142 @@ static int rule_opinfo(struct ctx *c, size_t *used)
 static int rule_body_ops(struct ctx *c, size_t *used)
 {
 	for (size_t i = 0; i < c->t->n_body_ops; i++) {
-		const char *op = c->t->body_ops[i];
-		const struct spec_op *so = supported_op(c->set, op);
-		if (!so || testspecs_op_excluded(c->t->entry, so->name.s))
-			continue;
-		(*used)++;
-		int rc = add_default_samples(c, so->name.s, SPEC_RULE_BODY_OPS, so->loc);
+		const struct spec_op *so = supported_op(c->set, c->t->body_ops[i]);
+		int rc = so ? expand_ops(c, so->name.s, SPEC_RULE_BODY_OPS, so->loc, used) : 0;
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int testspecs_cases_expand(struct spec_case_list *list, const struct spec_set *set,
-			   const struct spec_case_test *test, struct spec_expand_result *res)
+static int expand_rules(struct ctx *c)
 {
-	memset(res, 0, sizeof(*res));
-	struct ctx c = { list, set, test, res };
-	if (test->mode == SPEC_MODE_SKIP || test->mode == SPEC_MODE_UNSET) {
-		res->why = "the test is skipped";
-		return 0;
-	}
-	const struct spec_test *e = test->entry;
+	struct spec_expand_result *res = c->res;
+	const struct spec_test *e = c->entry;
 	size_t used = 0;
 	int rc;
 	if (e && e->n_kernels) {
 		res->rule = SPEC_RULE_KERNELS;
-		return rule_kernels(&c);
+		return rule_kernels(c);
 	}
-	if (e && (rc = rule_sample_inputs(&c, &used)) != 0)
+	if (e && (rc = rule_sample_inputs(c, &used)) != 0)
 		return rc;
 	if (used) {
 		res->rule = SPEC_RULE_SAMPLE_INPUTS;
 		return 0;
 	}
-	if (test->opinfo) {
-		if ((rc = rule_opinfo(&c, &used)) != 0)
+	if (c->t->opinfo) {
+		if ((rc = rule_opinfo(c, &used)) != 0)
 			return rc;
 		if (used) {
 			res->rule = SPEC_RULE_OPINFO;
 			return 0;
 		}
 	}
-	if ((rc = rule_body_ops(&c, &used)) != 0)
+	if ((rc = rule_body_ops(c, &used)) != 0)
 		return rc;
 	if (used) {
 		res->rule = SPEC_RULE_BODY_OPS;
 		return 0;
 	}
-	res->why = test->opinfo ? "@ops test, but no supported op of its family remains"
-		   : test->n_body_ops
+	res->why = c->t->opinfo ? "@ops test, but no supported op of its family remains"
+		   : c->t->n_body_ops
 		       ? "none of the ops its body calls is a supported op"
 		       : "no kernels:, no sample_inputs_func, not @ops, no known calls";
 	return 0;
+}
+
+/* Asks the resolver about the test as a whole, then expands what it allows. */
+static int expand_with(struct ctx *c)
+{
+	struct spec_expand_result *res = c->res;
+	memset(res, 0, sizeof(*res));
+	struct spec_decision *d = malloc(2 * sizeof(*d));
+	if (!d)
+		return err_set(ERR_NOMEM, "kernel cases: out of memory");
+	c->scratch = &d[1];
+	struct spec_resolve_opts o = { .tier = c->t->tier, .device = c->t->device };
+	int rc = testspecs_resolver_resolve(c->r, c->resolve_id, &o, &d[0]);
+	if (rc)
+		goto out;
+	res->eligible = d[0].eligible;
+	res->mode = d[0].mode;
+	res->entry = d[0].entry;
+	res->file = d[0].file;
+	c->entry = d[0].entry;
+	c->base = d[0].mode;
+	if (!d[0].eligible) {
+		snprintf(res->reason, sizeof res->reason, "%s%.200s",
+			 d[0].mode == SPEC_MODE_SKIP ? "the test is skipped: " : "", d[0].reason);
+		res->why = res->reason;
+		goto out;
+	}
+	if (d[0].id.device_generic) {
+		enum spec_dtype vd;
+		c->variant_op = d[0].op_buf[0] ? d[0].op_buf : NULL;
+		if (d[0].id.dtype[0] && testspecs_dtype_parse(d[0].id.dtype, false, &vd) == 0)
+			c->variant_dtype = vd;
+	}
+	rc = expand_rules(c);
+out:
+	free(d);
+	return rc;
+}
+
+int testspecs_cases_expand(struct spec_case_list *list, const struct spec_resolver *r,
+			   const struct spec_set *set, const struct spec_case_test *test,
+			   struct spec_expand_result *res)
+{
+	struct ctx c = { .list = list,
+			 .set = set,
+			 .r = r,
+			 .t = test,
+			 .resolve_id = test->test_id,
+			 .case_id = test->test_id,
+			 .res = res };
+	return expand_with(&c);
+}
+
+/* The probe: a set that holds only `file`, with `entry` only, its names replaced by one plain
+ * name; the resolver then decides for that name exactly as it would for a test the entry alone
+ * lists (global lists, the entry's edits and labels, the file's suite labels). */
+#define PROBE_NAME "SpyreCiProbe::spyre_ci_probe"
+
+int testspecs_cases_expand_entry(struct spec_case_list *list, const struct spec_set *set,
+				 const struct spec_file *file, const struct spec_test *entry,
+				 const char *label, const char *tier,
+				 struct spec_expand_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	struct spec_str name = { PROBE_NAME, strlen(PROBE_NAME), entry->loc };
+	struct spec_test t = *entry;
+	t.names = (struct spec_strs){ &name, 1, entry->names.loc };
+	struct spec_file f = *file;
+	f.tests = &t;
+	f.n_tests = 1;
+	struct spec_set probe = *set;
+	probe.files = &f;
+	probe.n_files = 1;
+	struct spec_resolver *r;
+	int rc = testspecs_resolver_create(&r, &probe);
+	if (rc)
+		return rc;
+	struct spec_case_test ct = { .test_id = PROBE_NAME, .tier = tier };
+	struct ctx c = { .list = list,
+			 .set = &probe,
+			 .r = r,
+			 .t = &ct,
+			 .resolve_id = PROBE_NAME,
+			 .case_id = label,
+			 .res = res };
+	rc = expand_with(&c);
+	testspecs_resolver_destroy(r);
+	if (res->entry == &t)
+		res->entry = entry; /* point into the caller's set, not at the probe */
+	if (res->file == &f)
+		res->file = file;
+	for (size_t i = list->n - res->n_cases; rc == 0 && i < list->n; i++)
+		if (list->v[i].kernel >= t.kernels && list->v[i].kernel < t.kernels + t.n_kernels)
+			list->v[i].kernel = entry->kernels + (list->v[i].kernel - t.kernels);
+	return rc;
 }

@@ -1,54 +1,89 @@
-/* Kernel-case expansion (testspecs/src/cases.c): the precedence of the rules, the dtype
- * formula and precision, unsupported cases counted and kept, and deterministic ids and seeds.
- * The spec sets are built by hand so that these tests need no loader. */
+/* Kernel-case expansion (testspecs/src/cases.c): the precedence of the rules, dtypes, modes and
+ * precision as the resolver gives them (cases.c has no formula of its own), unsupported cases
+ * counted and kept, variant ids, regex entries through the probe, and deterministic ids and
+ * seeds. The specs are YAML text loaded by the loader. */
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "helpers.h"
 #include "spyre-emu/ops.h"
 #include "testspecs/cases.h"
+#include "testspecs/resolve.h"
 
-/* ---- a small hand-built set ---- */
+/* float16 has a precision, float32 none (the default 1e-3), int64 is force_xfail; softmax runs
+ * in float16 only, with its own precision; cumsum is an op the emulator lacks. */
+static const char spec_text[] =
+    "test_suite_config:\n"
+    "  files:\n"
+    "    - path: ${TORCH_ROOT}/test/x.py\n"
+    "      tests:\n"
+    "        - names: [TestX::test_k]\n"
+    "          kernels:\n"
+    "            - {op: softmax, inputs: [\"67x256\"], dtype: float16, atol: 0.25}\n"
+    "            - {op: add, inputs: [\"4\", \"4\"], dtype: float64}\n"
+    "          edits:\n"
+    "            ops:\n"
+    "              include:\n"
+    "                - name: add\n"
+    "                  sample_inputs_func: {args: [{tensor: {shape: [4], dtype: float16}}]}\n"
+    "        - names: [TestX::test_s]\n"
+    "          edits:\n"
+    "            ops:\n"
+    "              include:\n"
+    "                - name: add\n"
+    "                  sample_inputs_func:\n"
+    "                    args:\n"
+    "                      - {tensor: {shape: [67, 256], dtype: int64}}\n"
+    "                      - {tensor: {shape: [67, 256], dtype: int64}}\n"
+    "                - name: softmax\n"
+    "                  sample_inputs_func: {args: [{tensor: {shape: [8], dtype: float32}}]}\n"
+    "        - names: [TestX::test_y, TestX::test_z, \"TestX::test_re_.*\"]\n"
+    "        - names: [TestX::test_excl]\n"
+    "          edits: {ops: {exclude: [{name: add}, {name: nn.functional.gelu}]}}\n"
+    "        - names: [TestX::test_dt]\n"
+    "          edits:\n"
+    "            dtypes:\n"
+    "              include: [{name: float64, precision: {atol: 0.5, rtol: 0.5}}]\n"
+    "              exclude: [{name: float16}]\n"
+    "        - names: [TestX::test_skip]\n"
+    "          mode: skip\n"
+    "        - names: [TestX::test_tier]\n"
+    "          labels: [trunk]\n"
+    "  global:\n"
+    "    supported_dtypes:\n"
+    "      - {name: float16, precision: {atol: 0.1, rtol: 0.1}}\n"
+    "      - {name: float32}\n"
+    "      - {name: int64, force_xfail: true}\n"
+    "    supported_ops:\n"
+    "      - add\n"
+    "      - name: softmax\n"
+    "        dtypes: [{name: float16, precision: {atol: 0.005, rtol: 0.005}}]\n"
+    "      - nn.functional.gelu\n"
+    "      - cumsum\n"
+    "    input_config: {seed: 123}\n";
 
-static struct spec_str str(const char *s)
+static struct loaded L;
+static struct spec_resolver *R;
+
+static void load(const char *text)
 {
-	return (struct spec_str){ .s = s, .len = strlen(s), .loc = { "t.yaml", 1, 1 } };
+	loaded_text(&L, text, true);
+	cr_assert_eq(L.rc, 0, "%s", diags_text(&L.diags));
+	cr_assert_eq(testspecs_resolver_create(&R, L.set), 0);
 }
-
-static struct spec_dtype_item f16 = { .dtype = SPEC_DTYPE_FLOAT16,
-				      .precision = { true, true, true, 0.1, 0.1 } };
-static struct spec_dtype_item f32 = { .dtype = SPEC_DTYPE_FLOAT32 };
-static struct spec_dtype_item i64 = { .dtype = SPEC_DTYPE_INT64, .force_xfail = SPEC_TRI_TRUE };
-
-static struct spec_dtype_item g_dtypes[3];
-static struct spec_op g_ops[4];
-static struct spec_dtype_item softmax_f16;
-static struct spec_set set;
 
 static void setup(void)
 {
-	g_dtypes[0] = f16;
-	g_dtypes[1] = f32;
-	g_dtypes[2] = i64;
-	memset(g_ops, 0, sizeof(g_ops));
-	g_ops[0].name = str("add");
-	g_ops[1].name = str("softmax");
-	softmax_f16 = (struct spec_dtype_item){ .dtype = SPEC_DTYPE_FLOAT16,
-						.precision = { true, true, true, 0.005, 0.005 } };
-	g_ops[1].dtypes = (struct spec_dtype_items){ &softmax_f16, 1, { 0 } };
-	g_ops[1].dtypes_present = true;
-	g_ops[2].name = str("nn.functional.gelu");
-	g_ops[3].name = str("cumsum"); /* the emulator lacks it */
-	memset(&set, 0, sizeof(set));
-	set.global.supported_dtypes = (struct spec_dtype_items){ g_dtypes, 3, { 0 } };
-	set.global.has_supported_dtypes = true;
-	set.global.supported_ops = g_ops;
-	set.global.n_supported_ops = 4;
-	set.global.has_supported_ops = true;
-	set.global.has_seed = true;
-	set.global.seed = 123;
+	load(spec_text);
 }
 
-TestSuite(cases, .init = setup);
+static void teardown(void)
+{
+	testspecs_resolver_destroy(R);
+	loaded_finish(&L);
+}
+
+TestSuite(cases, .init = setup, .fini = teardown);
 
 static size_t samples_of(const char *emu)
 {
@@ -59,11 +94,19 @@ static size_t samples_of(const char *emu)
 	return n;
 }
 
-static struct spec_case_test plain_test(const struct spec_test *e)
+static struct spec_case_test test_of(const char *method)
 {
-	return (struct spec_case_test){ .test_id = "test/x.py::TestX::test_y",
-					.entry = e,
-					.mode = SPEC_MODE_MANDATORY_SUCCESS };
+	static char ids[4][256]; /* a few tests alive at once */
+	static unsigned next;
+	char *id = ids[next++ % 4];
+	snprintf(id, sizeof(ids[0]), "test/x.py::TestX::%s", method);
+	return (struct spec_case_test){ .test_id = id };
+}
+
+static int expand(struct spec_case_list *l, const struct spec_case_test *t,
+		  struct spec_expand_result *r)
+{
+	return testspecs_cases_expand(l, R, L.set, t, r);
 }
 
 /* ---- the op table ---- */
@@ -94,37 +137,31 @@ Test(cases, opmap_call_prefixes)
 	cr_assert_eq(testspecs_family_for_path("test/test_ops.py"), SPEC_FAMILY_ANY);
 }
 
-/* ---- rule 1: kernels: wins over everything ---- */
+/* ---- rule 1: kernels: wins over everything; the resolver's dtypes still bound it ---- */
 
 Test(cases, kernels_extension_wins)
 {
-	int64_t dims[2] = { 67, 256 };
-	struct spec_kernel_input in = { .shape = { dims, 2, true, { 0 } } };
-	struct spec_kernel k = { .op = str("softmax"),
-				 .inputs = &in,
-				 .n_inputs = 1,
-				 .dtype = SPEC_DTYPE_FLOAT32,
-				 .has_atol = true,
-				 .atol = 0.25 };
-	struct spec_op_include inc = { .name = str("add"), .sample_inputs = { .present = true } };
-	struct spec_test e = { .kernels = &k, .n_kernels = 1 };
-	e.edits.ops_include = &inc;
-	e.edits.n_ops_include = 1;
-	struct spec_case_test t = plain_test(&e);
+	struct spec_case_test t = test_of("test_k");
 	t.opinfo = true;
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct spec_expand_result r;
-	cr_assert_eq(testspecs_cases_expand(&l, &set, &t, &r), 0);
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	cr_assert(r.eligible);
 	cr_assert_eq(r.rule, SPEC_RULE_KERNELS);
-	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.n, 2);
 	cr_assert_str_eq(l.v[0].emu_op, "softmax");
-	cr_assert_eq(l.v[0].dtype, SPEC_DTYPE_FLOAT32);
-	cr_assert_float_eq(l.v[0].atol, 0.25, 1e-12);
-	cr_assert_float_eq(l.v[0].rtol, SPEC_PRECISION_DEFAULT, 1e-12);
+	cr_assert_eq(l.v[0].dtype, SPEC_DTYPE_FLOAT16);
+	cr_assert_float_eq(l.v[0].atol, 0.25, 1e-12, "the kernel's atol");
+	cr_assert_float_eq(l.v[0].rtol, 0.005, 1e-12, "softmax's float16 rtol");
 	cr_assert_eq(l.v[0].ndims[0], 2);
 	cr_assert_eq(l.v[0].shapes[0][1], 256);
-	cr_assert_not(l.v[0].unsupported);
+	cr_assert_not(l.v[0].unsupported, "%s", l.v[0].why);
+	/* float64 is no effective dtype of add here: listed, unsupported, with the reason */
+	cr_assert_eq(l.v[1].dtype, SPEC_DTYPE_FLOAT64);
+	cr_assert(l.v[1].unsupported);
+	cr_assert(strstr(l.v[1].why, "effective dtype") != NULL, "%s", l.v[1].why);
+	cr_assert_eq(r.n_unsupported, 1);
 	testspecs_cases_finish(&l);
 }
 
@@ -132,31 +169,23 @@ Test(cases, kernels_extension_wins)
 
 Test(cases, sample_inputs_before_opinfo)
 {
-	int64_t a[2] = { 67, 256 };
-	struct spec_arg args[2] = {
-		{ .kind = SPEC_ARG_TENSOR, .tensor = { .shape = { a, 2, true, { 0 } } } },
-		{ .kind = SPEC_ARG_TENSOR, .tensor = { .shape = { a, 2, true, { 0 } } } },
-	};
-	struct spec_op_include inc = {
-		.name = str("add"), .sample_inputs = { .present = true, .args = args, .n_args = 2 }
-	};
-	struct spec_test e = { 0 };
-	e.edits.ops_include = &inc;
-	e.edits.n_ops_include = 1;
-	struct spec_case_test t = plain_test(&e);
+	struct spec_case_test t = test_of("test_s");
 	t.opinfo = true;
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct spec_expand_result r;
-	cr_assert_eq(testspecs_cases_expand(&l, &set, &t, &r), 0);
+	cr_assert_eq(expand(&l, &t, &r), 0);
 	cr_assert_eq(r.rule, SPEC_RULE_SAMPLE_INPUTS);
-	/* crossed with add's effective dtypes: float16, float32, int64 */
-	cr_assert_eq(l.n, 3);
-	cr_assert_eq(l.v[0].dtype, SPEC_DTYPE_FLOAT16);
-	cr_assert_float_eq(l.v[0].atol, 0.1, 1e-12);
-	cr_assert_eq(l.v[2].dtype, SPEC_DTYPE_INT64);
-	cr_assert_eq(l.v[2].mode, SPEC_MODE_XFAIL, "force_xfail on int64");
-	cr_assert_eq(l.v[0].mode, SPEC_MODE_MANDATORY_SUCCESS);
+	/* the tensors' dtype (the schema requires one): add in int64, force_xfail'd; softmax
+	 * in float32, which its supported_ops entry does not give: listed, unsupported */
+	cr_assert_eq(l.n, 2);
+	cr_assert_eq(l.v[0].dtype, SPEC_DTYPE_INT64);
+	cr_assert_eq(l.v[0].mode, SPEC_MODE_XFAIL, "force_xfail on int64");
+	cr_assert_eq(l.v[0].nin, 2);
+	cr_assert_not(l.v[0].unsupported, "%s", l.v[0].why);
+	cr_assert_str_eq(l.v[1].op, "softmax");
+	cr_assert(l.v[1].unsupported);
+	cr_assert(strstr(l.v[1].why, "effective dtype") != NULL, "%s", l.v[1].why);
 	testspecs_cases_finish(&l);
 }
 
@@ -164,12 +193,12 @@ Test(cases, sample_inputs_before_opinfo)
 
 Test(cases, opinfo_expands_supported_ops_and_counts_unsupported)
 {
-	struct spec_case_test t = plain_test(NULL);
+	struct spec_case_test t = test_of("test_y");
 	t.opinfo = true;
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct spec_expand_result r;
-	cr_assert_eq(testspecs_cases_expand(&l, &set, &t, &r), 0);
+	cr_assert_eq(expand(&l, &t, &r), 0);
 	cr_assert_eq(r.rule, SPEC_RULE_OPINFO);
 	size_t add = samples_of("add") * 3;         /* f16, f32, i64 */
 	size_t softmax = samples_of("softmax") * 1; /* its dtypes: f16 only */
@@ -193,44 +222,63 @@ Test(cases, opinfo_expands_supported_ops_and_counts_unsupported)
 	testspecs_cases_finish(&l);
 }
 
-Test(cases, opinfo_family_and_exclude_by_prefix)
+Test(cases, opinfo_family_and_exclude)
 {
-	struct spec_named ex = { .name = str("nn.functional") };
-	struct spec_test e = { 0 };
-	e.edits.ops_exclude = (struct spec_nameds){ &ex, 1, { 0 } };
-	cr_assert(testspecs_op_excluded(&e, "nn.functional.gelu"));
-	cr_assert_not(testspecs_op_excluded(&e, "add"));
-	struct spec_named ex2 = { .name = str("div") };
-	e.edits.ops_exclude.v = &ex2;
-	cr_assert(testspecs_op_excluded(&e, "div.no_rounding_mode"));
-	cr_assert(testspecs_op_excluded(&e, "div"));
-	cr_assert_not(testspecs_op_excluded(&e, "divx"));
-
-	/* the binary-ufunc family admits add only (softmax, gelu are not binary ufuncs; cumsum
-	 * is unknown and stays, unsupported) */
-	struct spec_case_test t = plain_test(NULL);
+	/* excluded ops have no variant: the resolver gives them no row */
+	struct spec_case_test t = test_of("test_excl");
 	t.opinfo = true;
-	t.family = SPEC_FAMILY_BINARY_UFUNC;
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct spec_expand_result r;
-	cr_assert_eq(testspecs_cases_expand(&l, &set, &t, &r), 0);
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	cr_assert_eq(l.n, samples_of("softmax") + 3);
+	for (size_t i = 0; i < l.n; i++)
+		cr_expect(strcmp(l.v[i].op, "add") && strcmp(l.v[i].op, "nn.functional.gelu"), "%s",
+			  l.v[i].op);
+	testspecs_cases_finish(&l);
+
+	/* the binary-ufunc family admits add only (softmax, gelu are not binary ufuncs; cumsum
+	 * is unknown and stays, unsupported) */
+	t = test_of("test_y");
+	t.opinfo = true;
+	t.family = SPEC_FAMILY_BINARY_UFUNC;
+	testspecs_cases_init(&l);
+	cr_assert_eq(expand(&l, &t, &r), 0);
 	cr_assert_eq(l.n, samples_of("add") * 3 + 3);
 	testspecs_cases_finish(&l);
 }
 
-/* ---- rule 4 and 5 ---- */
+/* A device-generic variant id expands only its op and dtype. */
+Test(cases, variant_id_expands_its_op_and_dtype)
+{
+	struct spec_case_test t = { .test_id =
+					"test/x.py::TestXPRIVATEUSE1::test_y_add_spyre_float32",
+				    .opinfo = true };
+	struct spec_case_list l;
+	testspecs_cases_init(&l);
+	struct spec_expand_result r;
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	cr_assert(r.eligible);
+	cr_assert_eq(l.n, samples_of("add"));
+	for (size_t i = 0; i < l.n; i++) {
+		cr_expect_str_eq(l.v[i].op, "add");
+		cr_expect_eq(l.v[i].dtype, SPEC_DTYPE_FLOAT32);
+	}
+	testspecs_cases_finish(&l);
+}
+
+/* ---- rule 4 and 5; tests the resolver refuses ---- */
 
 Test(cases, body_ops_then_not_mappable)
 {
 	const char *calls[] = { "torch.add", "F.gelu", "torch.cumprod" };
-	struct spec_case_test t = plain_test(NULL);
+	struct spec_case_test t = test_of("test_y");
 	t.body_ops = calls;
 	t.n_body_ops = 3;
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct spec_expand_result r;
-	cr_assert_eq(testspecs_cases_expand(&l, &set, &t, &r), 0);
+	cr_assert_eq(expand(&l, &t, &r), 0);
 	cr_assert_eq(r.rule, SPEC_RULE_BODY_OPS);
 	cr_assert_eq(l.n, samples_of("add") * 3 + samples_of("gelu") * 3);
 	testspecs_cases_finish(&l);
@@ -239,52 +287,120 @@ Test(cases, body_ops_then_not_mappable)
 	t.body_ops = none;
 	t.n_body_ops = 1;
 	testspecs_cases_init(&l);
-	cr_assert_eq(testspecs_cases_expand(&l, &set, &t, &r), 0);
+	cr_assert_eq(expand(&l, &t, &r), 0);
 	cr_assert_eq(r.rule, SPEC_RULE_NONE);
 	cr_assert_eq(l.n, 0);
 	cr_assert(strstr(r.why, "supported op") != NULL, "%s", r.why);
-	t.mode = SPEC_MODE_SKIP;
-	cr_assert_eq(testspecs_cases_expand(&l, &set, &t, &r), 0);
-	cr_assert_str_eq(r.why, "the test is skipped");
 	testspecs_cases_finish(&l);
 }
 
-/* ---- dtypes ---- */
-
-Test(cases, effective_dtypes_formula)
+Test(cases, refused_tests_expand_nothing)
 {
-	enum spec_dtype d[SPEC_DTYPE_COUNT];
-	cr_assert_eq(testspecs_effective_dtypes(&set, NULL, "add", d, SPEC_DTYPE_COUNT), 3);
-	cr_assert_eq(testspecs_effective_dtypes(&set, NULL, "softmax", d, SPEC_DTYPE_COUNT), 1);
-	cr_assert_eq(d[0], SPEC_DTYPE_FLOAT16);
-	struct spec_dtype_item inc = { .dtype = SPEC_DTYPE_FLOAT64 };
-	struct spec_dtype_item exc[2] = { { .dtype = SPEC_DTYPE_FLOAT16 },
-					  { .dtype = SPEC_DTYPE_FLOAT64 } };
-	struct spec_test e = { 0 };
-	e.edits.dtypes_include = (struct spec_dtype_items){ &inc, 1, { 0 } };
-	size_t n = testspecs_effective_dtypes(&set, &e, "add", d, SPEC_DTYPE_COUNT);
-	cr_assert_eq(n, 4);
-	cr_assert_eq(d[2], SPEC_DTYPE_FLOAT64);
-	/* exclude wins over include */
-	e.edits.dtypes_exclude = (struct spec_dtype_items){ exc, 2, { 0 } };
-	n = testspecs_effective_dtypes(&set, &e, "add", d, SPEC_DTYPE_COUNT);
-	cr_assert_eq(n, 2);
-	cr_assert_eq(d[0], SPEC_DTYPE_FLOAT32);
-	cr_assert_eq(d[1], SPEC_DTYPE_INT64);
+	struct spec_case_list l;
+	testspecs_cases_init(&l);
+	struct spec_expand_result r;
+	struct spec_case_test t = test_of("test_skip");
+	t.opinfo = true;
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	cr_assert_not(r.eligible);
+	cr_assert_eq(r.mode, SPEC_MODE_SKIP);
+	cr_assert_eq(l.n, 0);
+	cr_assert(
+	    strncmp(r.why, "the test is skipped: listed by 'TestX::test_skip' at t.yaml:", 60) == 0,
+	    "%s", r.why);
+	/* a tier the entry is not labelled for */
+	t = test_of("test_tier");
+	t.opinfo = true;
+	t.tier = "smoke";
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	cr_assert_not(r.eligible);
+	cr_assert(strstr(r.why, "other tiers") != NULL, "%s", r.why);
+	t.tier = "trunk";
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	cr_assert(r.eligible);
+	cr_assert_gt(l.n, 0);
+	testspecs_cases_finish(&l);
+	/* a file no entry covers */
+	t.test_id = "test/other.py::TestX::test_y";
+	testspecs_cases_init(&l);
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	cr_assert_not(r.eligible);
+	cr_assert(strstr(r.why, "no file entry") != NULL, "%s", r.why);
+	/* unlisted in a listed file: the default unlisted mode, xfail */
+	t = test_of("test_unlisted");
+	t.opinfo = true;
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	cr_assert(r.eligible);
+	cr_assert_null(r.entry);
+	cr_assert_eq(r.mode, SPEC_MODE_XFAIL);
+	for (size_t i = 0; i < l.n; i++)
+		cr_expect_eq(l.v[i].mode, SPEC_MODE_XFAIL);
+	testspecs_cases_finish(&l);
+}
+
+/* ---- dtypes: the resolver's formula, include and exclude ---- */
+
+Test(cases, dtype_edits_reach_the_cases)
+{
+	struct spec_case_test t = test_of("test_dt");
+	t.opinfo = true;
+	struct spec_case_list l;
+	testspecs_cases_init(&l);
+	struct spec_expand_result r;
+	cr_assert_eq(expand(&l, &t, &r), 0);
+	/* add: f32, i64, f64 (included with its precision), not f16 (excluded) */
+	size_t f64 = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		cr_expect_neq(l.v[i].dtype, SPEC_DTYPE_FLOAT16, "%s", l.v[i].op);
+		if (strcmp(l.v[i].op, "add") == 0 && l.v[i].dtype == SPEC_DTYPE_FLOAT64) {
+			f64++;
+			cr_expect_float_eq(l.v[i].atol, 0.5, 1e-12);
+		}
+	}
+	cr_assert_eq(f64, samples_of("add"));
+	testspecs_cases_finish(&l);
+}
+
+/* ---- regex entries: the probe decides as for a test the entry alone lists ---- */
+
+Test(cases, regex_entry_through_the_probe)
+{
+	const struct spec_file *f = &L.set->files[0];
+	const struct spec_test *k = &f->tests[0];
+	struct spec_case_list l;
+	testspecs_cases_init(&l);
+	struct spec_expand_result r;
+	cr_assert_eq(
+	    testspecs_cases_expand_entry(&l, L.set, f, k, "test/x.py::TestX::test_k.*", NULL, &r),
+	    0);
+	cr_assert(r.eligible);
+	cr_assert_eq(r.entry, k);
+	cr_assert_eq(r.rule, SPEC_RULE_KERNELS);
+	cr_assert_eq(l.n, 2);
+	cr_assert_str_eq(l.v[0].test_id, "test/x.py::TestX::test_k.*");
+	cr_assert_eq(l.v[0].kernel, &k->kernels[0]);
+	cr_assert_float_eq(l.v[0].rtol, 0.005, 1e-12);
+	testspecs_cases_finish(&l);
+	/* the tier entry in another tier: refused */
+	testspecs_cases_init(&l);
+	cr_assert_eq(testspecs_cases_expand_entry(&l, L.set, f, &f->tests[5], "x", "smoke", &r), 0);
+	cr_assert_not(r.eligible);
+	cr_assert_eq(l.n, 0);
+	testspecs_cases_finish(&l);
 }
 
 /* ---- determinism ---- */
 
 Test(cases, ids_and_seeds_are_stable_and_distinct)
 {
-	struct spec_case_test t = plain_test(NULL);
+	struct spec_case_test t = test_of("test_y");
 	t.opinfo = true;
 	struct spec_case_list a, b;
 	testspecs_cases_init(&a);
 	testspecs_cases_init(&b);
 	struct spec_expand_result r;
-	cr_assert_eq(testspecs_cases_expand(&a, &set, &t, &r), 0);
-	cr_assert_eq(testspecs_cases_expand(&b, &set, &t, &r), 0);
+	cr_assert_eq(expand(&a, &t, &r), 0);
+	cr_assert_eq(expand(&b, &t, &r), 0);
 	cr_assert_eq(a.n, b.n);
 	for (size_t i = 0; i < a.n; i++) {
 		cr_assert_str_eq(a.v[i].id, b.v[i].id);
@@ -293,17 +409,23 @@ Test(cases, ids_and_seeds_are_stable_and_distinct)
 			cr_assert_str_neq(a.v[i].id, a.v[j].id, "cases %zu and %zu", i, j);
 	}
 	/* another test id, another seed; another global seed, same id but another seed */
-	struct spec_case_test t2 = t;
-	t2.test_id = "test/x.py::TestX::test_z";
+	struct spec_case_test t2 = test_of("test_z");
+	t2.opinfo = true;
 	struct spec_case_list c;
 	testspecs_cases_init(&c);
-	cr_assert_eq(testspecs_cases_expand(&c, &set, &t2, &r), 0);
+	cr_assert_eq(expand(&c, &t2, &r), 0);
 	cr_assert_str_neq(c.v[0].id, a.v[0].id);
 	cr_assert_neq(c.v[0].seed, a.v[0].seed);
 	testspecs_cases_finish(&c);
-	set.global.seed = 124;
+	teardown();
+	char other[sizeof(spec_text)];
+	memcpy(other, spec_text, sizeof(spec_text));
+	char *seed = strstr(other, "seed: 123");
+	cr_assert_not_null(seed);
+	seed[8] = '4';
+	load(other);
 	testspecs_cases_init(&c);
-	cr_assert_eq(testspecs_cases_expand(&c, &set, &t, &r), 0);
+	cr_assert_eq(expand(&c, &t, &r), 0);
 	cr_assert_str_eq(c.v[0].id, a.v[0].id);
 	cr_assert_neq(c.v[0].seed, a.v[0].seed);
 	testspecs_cases_finish(&c);

@@ -10,9 +10,12 @@
  *      emulator implements, with default samples;
  *   5. none: "not mappable", with the reason.
  * Every case is crossed with the effective dtypes of its op and carries the mode and the
- * precision the specs give. An op or dtype the emulator lacks makes the case UNSUPPORTED:
- * it is listed and counted, never dropped. Ids and seeds are a hash of test id, op, shapes and
- * dtype (and global.input_config.seed), so the same specs give the same cases on every host.
+ * precision the resolver (resolve.h) gives for that op and dtype; what the specs refuse (an op
+ * they do not let run for the test, a dtype outside its effective dtypes) and what the emulator
+ * lacks (an op, a dtype) make the case UNSUPPORTED: listed with the reason and counted, never
+ * dropped. Ids are a hash of test id, op, shapes and dtype; seeds mix that hash with
+ * global.input_config.seed and keep 53 bits, so the same specs give the same cases on every
+ * host and every JSON reader holds the seed exactly.
  *
  * Upstream op names (OpInfo names such as `nn.functional.gelu`, and body calls such as
  * `torch.add` or `F.gelu`) meet the emulator's op names through one explicit table,
@@ -97,41 +100,50 @@ struct spec_case_list {
 void testspecs_cases_init(struct spec_case_list *list);
 void testspecs_cases_finish(struct spec_case_list *list);
 
-/* What the caller knows about one upstream test: the resolver's decision (mode, the entry that
- * listed it) and the scanner's facts (parametrised over the op database, the ops its body
- * calls). */
+/* What the caller knows about one upstream test besides its id: the requested tier, and the
+ * scanner's facts (parametrised over the op database, the ops its body calls). Eligibility,
+ * mode, effective dtypes, force_xfail and precision are the resolver's (resolve.h): the one
+ * source of truth; expansion asks it for the test and for each op it expands. */
 struct spec_case_test {
-	const char *test_id; /* "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_add" */
-	const struct spec_test *entry; /* the deciding entry; NULL for an unlisted test */
-	const struct spec_file *file;  /* its file entry (for the family); may be NULL */
-	enum spec_mode mode;           /* the resolver's mode (SKIP: expand nothing) */
-	bool opinfo;                   /* the test is @ops-parametrised */
-	enum spec_op_family family;    /* its op family (testspecs_family_for_path) */
-	const char *const *body_ops;   /* rule 4: calls the scanner found ("torch.add", "F.gelu") */
+	const char *test_id;         /* "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_add" */
+	const char *tier;            /* the requested label; NULL: any */
+	const char *device;          /* backend name in method suffixes; NULL: "spyre" */
+	bool opinfo;                 /* the test is @ops-parametrised */
+	enum spec_op_family family;  /* its op family (testspecs_family_for_path) */
+	const char *const *body_ops; /* rule 4: calls the scanner found ("torch.add", "F.gelu") */
 	size_t n_body_ops;
 };
 
 struct spec_expand_result {
-	enum spec_case_rule rule; /* the rule that yielded the cases; NONE: not mappable */
-	const char *why;          /* NONE: the reason (static text) */
-	size_t n_cases;           /* appended, unsupported ones included */
+	bool eligible;                 /* the resolver's decision */
+	enum spec_mode mode;           /* the test's mode (before per-op force_xfail) */
+	const struct spec_test *entry; /* the deciding entry; NULL when unlisted */
+	const struct spec_file *file;  /* its file entry; NULL when no file covers the test */
+	enum spec_case_rule rule;      /* the rule that yielded the cases; NONE: none did */
+	const char *why;               /* NONE: the reason (static text or `reason`) */
+	char reason[256];              /* the resolver's reason when it refused the test */
+	size_t n_cases;                /* appended, unsupported ones included */
 	size_t n_unsupported;
 };
 
-/* Appends the kernel cases of one test to `list`. A skipped or not mappable test appends
- * nothing and says why in `res`. Returns 0, ERR_NOMEM, or ERR_LIMIT past SPEC_CASES_MAX. */
-int testspecs_cases_expand(struct spec_case_list *list, const struct spec_set *set,
-			   const struct spec_case_test *test, struct spec_expand_result *res);
+struct spec_resolver;
 
-/* The effective dtypes of `op` (an upstream name) for a test entry (may be NULL): (global
- * supported dtypes, or every dtype when absent) intersected with the op's dtypes in
- * supported_ops, plus edits.dtypes.include, minus edits.dtypes.exclude. Writes up to `max`
- * dtypes in enum order; returns how many. */
-size_t testspecs_effective_dtypes(const struct spec_set *set, const struct spec_test *entry,
-				  const char *op, enum spec_dtype *out, size_t max);
+/* Appends the kernel cases of one test to `list`. `r` is a resolver built on `set`. A test the
+ * resolver finds not eligible (skip, no file, other tier, dtype or op refused) appends nothing
+ * and says why in `res`. A device-generic variant id (`..._add_spyre_float16`) expands only its
+ * op and dtype. Returns 0, ERR_INVAL for an id that does not parse, ERR_NOMEM, or ERR_LIMIT
+ * past SPEC_CASES_MAX. */
+int testspecs_cases_expand(struct spec_case_list *list, const struct spec_resolver *r,
+			   const struct spec_set *set, const struct spec_case_test *test,
+			   struct spec_expand_result *res);
 
-/* Whether `op` is excluded by the entry's edits.ops.exclude: a name equal to it or a prefix
- * followed by '_' (compared with '.' read as '_', as upstream variant names spell them). */
-bool testspecs_op_excluded(const struct spec_test *entry, const char *op);
+/* The cases of one test entry of `file` by itself (rules 1 and 2 only), for entries whose names
+ * are regular expressions or whose file is a glob (no concrete test id without an upstream
+ * checkout). The resolver decides as for a test that this entry alone lists; the cases carry
+ * `label` (the pattern, with its path) as their test id. `file` and `entry` point into `set`. */
+int testspecs_cases_expand_entry(struct spec_case_list *list, const struct spec_set *set,
+				 const struct spec_file *file, const struct spec_test *entry,
+				 const char *label, const char *tier,
+				 struct spec_expand_result *res);
 
 #endif

@@ -1,0 +1,63 @@
+/* `spyre-ci specs`, shared between its files: the parsed command line, loading the spec files,
+ * and the kernel cases of one test id as the subcommand presents them (cmd_specs.c: lint,
+ * explain and the help; specs_list.c: list). */
+#ifndef RELAY_SPECS_CMD_H
+#define RELAY_SPECS_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/jsonx.h"
+#include "testspecs/cases.h"
+#include "testspecs/resolve.h"
+#include "testspecs/spec.h"
+
+#define SPECS_ARGS_MAX 256 /* paths, --test, --op and --dtype values on one command line */
+
+enum specs_action { SPECS_LINT = 1, SPECS_LIST, SPECS_EXPLAIN };
+
+struct specs_args {
+	enum specs_action action;
+	bool strict, json;
+	const char *label;
+	const char *paths[SPECS_ARGS_MAX];
+	size_t n_paths;
+	const char *tests[SPECS_ARGS_MAX];
+	size_t n_tests;
+	const char *ops[SPECS_ARGS_MAX];
+	size_t n_ops;
+	spec_dtype_mask dtypes;
+	struct spec_roots roots;
+	bool has_roots; /* one of the roots is set: the loader resolves paths */
+};
+
+/* Loads every path of `a` into a new set. Problems go to `diags`; returns 0, ERR_INVAL when a
+ * file has an error (the set holds the others), or another negative code (err_last() says). */
+int specs_load(struct spec_set **out, const struct specs_args *a, bool strict,
+	       struct spec_diag_list *diags);
+
+/* Prints the diagnostics, one `file:line:col: severity: message (at path)` line each, to `out`;
+ * `as_errors` prints warnings as errors (--strict). */
+void specs_print_diags(FILE *out, const struct spec_diag_list *d, bool as_errors);
+
+/* Whether the test is taken as @ops-parametrised: its entry carries a tag `ops__...`, or its
+ * file is test_ops.py (every test of TestCommon iterates the op database). Without an upstream
+ * checkout this is all the CLI knows. */
+bool specs_is_opinfo(const struct spec_test *entry, const struct spec_file *file);
+
+/* The id path of a file entry: its path without `${TORCH_ROOT}/` (ids are relative to it). */
+const char *specs_id_path(const struct spec_file *f);
+
+/* A case as JSON {id, test, op, shapes, dtype, atol, rtol, mode, seed, rule, at} (+ why when
+ * unsupported). NULL when out of memory. */
+json_t *specs_case_json(const struct spec_case *c);
+
+/* Expands the cases of `test_id` (resolving it first for the @ops guess). */
+int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
+		    const struct spec_set *set, const char *test_id, const char *tier,
+		    struct spec_expand_result *res);
+
+int specs_list_run(const struct specs_args *a);
+
+#endif

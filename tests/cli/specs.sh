@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Checks `spyre-ci specs` as a spec author meets it: every real torch-spyre config and every
+# shipped spec lints clean (the shipped ones under --strict too); every broken file exits 2
+# with the located line its EXPECTED entry names; explain's JSON keys and decisions for a
+# listed, an unlisted and a device-generic test; list's JSON shape; usage errors exit 2 with a
+# message; and every example of the help page runs.
+# Usage: specs.sh PATH/TO/spyre-ci SOURCE_ROOT
+set -u
+exe=$(realpath "$1") || exit 1
+cd "$2" || exit 1
+pass=0 fail=0
+tmp=$(mktemp -d /tmp/specs-cli.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out err=$tmp/err
+unset TORCH_ROOT TORCH_DEVICE_ROOT
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*" >&2
+}
+check() { # description command...: passes when the command succeeds
+	local what=$1
+	shift
+	if "$@"; then ok; else bad "$what"; fi
+}
+expect_rc() { # want-rc description command...
+	local want=$1 what=$2
+	shift 2
+	"$@" >"$out" 2>"$err"
+	local rc=$?
+	if [[ $rc == "$want" ]]; then ok; else
+		bad "$what: exit $rc, want $want"
+		head -c 1000 "$out" "$err" >&2
+	fi
+}
+usage_error() { # description pattern args...: exit 2, and stderr matches the pattern
+	local what=$1 pat=$2
+	shift 2
+	expect_rc 2 "$what" "$exe" specs "$@"
+	grep -Eq -- "$pat" "$err" && ok || bad "$what: stderr lacks /$pat/: $(head -c 300 "$err")"
+}
+py() { # FILE EXPR: the python expression with d = the JSON in FILE; passes when true
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval("(" + sys.argv[2].strip() + ")") else 1)' "$1" "$2"
+}
+
+real=tests/fixtures/specs/real shipped=testspecs/specs broken=tests/fixtures/specs/broken
+B=test/test_binary_ufuncs.py
+
+# --- lint: real configs and shipped specs are clean, one by one and together.
+for f in "$real"/*.yaml; do
+	expect_rc 0 "lint $f" "$exe" specs lint "$f"
+	check "lint $f prints nothing" test ! -s "$out"
+done
+for f in "$shipped"/*.yaml; do
+	expect_rc 0 "lint --strict $f" "$exe" specs lint --strict "$f"
+	check "lint --strict $f prints nothing" test ! -s "$out"
+done
+expect_rc 0 "lint --strict the shipped dir" "$exe" specs lint --strict "$shipped/"
+expect_rc 0 "lint the real dir with roots" "$exe" specs lint --torch-root /src/pytorch \
+	--device-root /src/torch-spyre "$real"
+TORCH_ROOT=/src/pytorch TORCH_DEVICE_ROOT=/src/torch-spyre \
+	expect_rc 0 "lint the real dir, roots from the environment" "$exe" specs lint "$real"
+
+# --- lint: every broken file exits 2 with its located line.
+n_broken=0
+while IFS=$'\t' read -r name lc frag; do
+	[[ -z $name || $name == \#* ]] && continue
+	n_broken=$((n_broken + 1))
+	f=$broken/$name
+	strict=()
+	[[ $name == *.strict.yaml ]] && strict=(--strict)
+	expect_rc 2 "lint $name" "$exe" specs lint "${strict[@]}" "$f"
+	if grep -F -- "$f:$lc: error: " "$out" | grep -qF -- "$frag"; then ok; else
+		bad "lint $name: no line '$f:$lc: error: ...$frag...': $(head -c 300 "$out")"
+	fi
+done <"$broken/EXPECTED"
+check "EXPECTED lists at least 30 broken files ($n_broken)" test "$n_broken" -ge 30
+# the strict-only files are clean (warnings only) without --strict
+expect_rc 0 "unknown key without --strict: a warning" "$exe" specs lint "$broken/unknown_key.strict.yaml"
+check "the warning is printed" grep -q "unknown_key.strict.yaml:6:11: warning: unknown key 'mdoe'" "$out"
+# one bad file among good ones still fails, and the good ones are still linted
+expect_rc 2 "lint good and bad together" "$exe" specs lint "$shipped" "$broken/bad_mode.yaml"
+check "only the bad file's line" test "$(wc -l <"$out")" -eq 1
+
+# --- explain: keys and decisions.
+keys='all(k in d for k in ("eligible", "mode", "dtypes", "ops", "entries", "reason", "cases",
+	"labels", "tags", "listed")) and all(k in e for e in d["entries"] for k in ("file", "line",
+	"col", "role"))'
+expect_rc 0 "explain a listed test" "$exe" specs explain --test "$B::TestBinaryUfuncs::test_add" \
+	"$shipped" --json
+check "explain json keys" py "$out" "$keys"
+check "listed: eligible, mandatory_success, its entry at binary_ufuncs.yaml:64" py "$out" '
+	d["eligible"] and d["listed"] and d["mode"] == "mandatory_success" and
+	any(e["role"] == "entry" and e["file"].endswith("binary_ufuncs.yaml") and
+	    e["line"] == 64 and e["col"] == 15 for e in d["entries"]) and
+	"float16" in d["dtypes"] and "float64" not in d["dtypes"]'
+check "listed: its sample_inputs_func case" py "$out" '
+	len(d["cases"]) == 1 and d["cases"][0]["op"] == "add" and
+	d["cases"][0]["shapes"] == [[67, 256], [67, 256]] and d["cases"][0]["dtype"] == "float16" and
+	d["cases"][0]["atol"] == 0.1 and d["rule"] == "sample_inputs_func"'
+expect_rc 0 "explain an unlisted test" "$exe" specs explain --test "$B::TestBinaryUfuncs::test_nothing" \
+	"$shipped" --json
+check "unlisted: the file's unlisted_test_mode skip, not eligible, no case" py "$out" '
+	not d["eligible"] and not d["listed"] and d["mode"] == "skip" and d["cases"] == [] and
+	[e["role"] for e in d["entries"]] == ["file"]'
+expect_rc 0 "explain a test of no file" "$exe" specs explain --test test/test_nothing.py::T::test_x \
+	"$shipped" --json
+check "no file: not eligible" py "$out" 'not d["eligible"] and d["entries"] == [] and
+	"no file entry" in d["reason"]'
+v=$B::TestBinaryUfuncsPRIVATEUSE1::test_reference_numerics_add_spyre_float16
+expect_rc 0 "explain a PRIVATEUSE1 variant" "$exe" specs explain --test "$v" "$shipped" --json
+check "variant: op add, float16 only, its entry" py "$out" '
+	d["eligible"] and d["mode"] == "mandatory_success" and
+	[o["name"] for o in d["ops"]] == ["add"] and d["variant_op"] == "add" and
+	d["variant_dtype"] == "float16" and len(d["cases"]) >= 2 and
+	all(c["op"] == "add" and c["dtype"] == "float16" for c in d["cases"]) and
+	any(e["role"] == "entry" and e["what"] == "TestBinaryUfuncs::test_reference_numerics"
+	    for e in d["entries"])'
+v=$B::TestBinaryUfuncsPRIVATEUSE1::test_reference_numerics_pow_spyre_float16
+expect_rc 0 "explain pow (per-op precision)" "$exe" specs explain --test "$v" "$shipped" --json
+check "pow: float16 precision 0.04" py "$out" 'd["ops"][0]["precision"]["float16"]["atol"] == 0.04
+	and all(c["atol"] == 0.04 for c in d["cases"])'
+expect_rc 0 "explain in another tier" "$exe" specs explain --label smoke \
+	--test "$B::TestBinaryUfuncs::test_pow" "$shipped" --json
+check "label: dropped, not eligible" py "$out" 'not d["eligible"] and
+	any(e["role"] == "label-dropped" for e in d["entries"])'
+expect_rc 0 "explain --dtype --op" "$exe" specs explain --test "$B::TestBinaryUfuncs::test_broadcasting" \
+	--dtype float16 --dtype float64 --op add --op sub "$shipped" --json
+check "own dtypes and ops bound the decision" py "$out" 'd["eligible"] and
+	d["dtypes"] == ["float16"] and [o["name"] for o in d["ops"]] == ["add", "sub"]'
+expect_rc 0 "explain text" "$exe" specs explain --test "$B::TestBinaryUfuncs::test_add" "$shipped"
+check "explain text names the entry" grep -q "binary_ufuncs.yaml:64:15  entry" "$out"
+
+# --- list: JSON shape.
+expect_rc 0 "list json" "$exe" specs list "$shipped" --json
+check "list json shape" py "$out" 'all(k in d for k in ("cases", "unsupported", "not_mappable",
+	"patterns")) and len(d["cases"]) > 100 and all(all(k in c for k in ("id", "test", "op",
+	"shapes", "dtype", "atol", "rtol", "mode", "seed")) for c in d["cases"] + d["unsupported"])
+	and all("why" in c for c in d["unsupported"])
+	and len(set(c["id"] for c in d["cases"] + d["unsupported"])) ==
+	    len(d["cases"]) + len(d["unsupported"])
+	and all(0 <= c["seed"] < 2**53 for c in d["cases"])'
+check "list: regex entries are patterns" py "$out" 'any(p["pattern"].endswith(
+	"TestReductions::test_dim_multi.*") and p["mode"] == "xfail" for p in d["patterns"])'
+check "list: a skipped test is not among the cases" py "$out" 'not any("test_float_domains" in
+	c["test"] for c in d["cases"])'
+expect_rc 0 "list --label smoke" "$exe" specs list "$shipped" --label smoke --json
+cp "$out" "$tmp/smoke.json"
+check "smoke is a strict subset" py "$tmp/smoke.json" 'len(d["cases"]) > 0 and
+	not any("test_pow" in c["test"] for c in d["cases"]) and d["not_eligible"] == [] or
+	all("skip" in x["reason"] for x in d["not_eligible"])'
+expect_rc 0 "list --test" "$exe" specs list "$shipped" --json --test "$B::TestBinaryUfuncs::test_pow"
+check "list --test: the two kernels: cases of test_pow" py "$out" '
+	[c["op"] for c in d["cases"]] == ["pow", "pow", "pow", "pow"] and
+	d["summary"]["tests"] == 1'
+expect_rc 0 "list text" "$exe" specs list "$shipped/linalg.yaml"
+check "list text summary" grep -Eq '^[0-9]+ tests, [0-9]+ cases \([0-9]+ unsupported\)' "$out"
+expect_rc 2 "list of a broken file" "$exe" specs list "$broken/bad_mode.yaml"
+check "list names the problem" grep -q "bad_mode.yaml:6:17: error" "$err"
+
+# --- usage errors.
+usage_error "no action" "action is missing"
+usage_error "unknown action" "unknown action 'lnit'" lnit "$shipped"
+usage_error "no files" "no spec FILE or DIR" lint
+usage_error "unknown option" "unknown option '--frobnicate'" lint --frobnicate "$shipped"
+usage_error "--strict on list" "--strict does not fit" list --strict "$shipped"
+usage_error "--json on lint" "--json does not fit" lint --json "$shipped"
+usage_error "--dtype on list" "--dtype does not fit" list --dtype float16 "$shipped"
+usage_error "explain without --test" "exactly one --test" explain "$shipped"
+usage_error "explain with two --test" "exactly one --test" explain --test a::b --test c::d "$shipped"
+usage_error "--label without a value" "--label needs a value" list "$shipped" --label
+usage_error "bad --dtype" "--dtype 'float17'" explain --test A::b --dtype float17 "$shipped"
+usage_error "explain a bad id" "empty part" explain --test "A::::b" "$shipped"
+usage_error "a missing file" "nope.yaml" lint "$tmp/nope.yaml"
+expect_rc 0 "--help" "$exe" specs --help
+check "help names every action" grep -q "explain --test ID" "$out"
+
+# --- every example of the help page runs (from the repository's root).
+n_ex=0
+while IFS= read -r cmd; do
+	n_ex=$((n_ex + 1))
+	read -r -a words <<<"$cmd"
+	expect_rc 0 "help example: $cmd" "$exe" "${words[@]:1}"
+done < <("$exe" help specs | sed -n '/^Examples/,$p' | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
+	grep -E '^ +spyre-ci ' | tr -s ' ')
+check "the help has examples ($n_ex)" test "$n_ex" -ge 4
+
+echo "specs-cli: $pass passed, $fail failed"
+[[ $fail == 0 ]]
