@@ -2,7 +2,6 @@
  * the test entries whose names match a test id without scanning or recompiling anything: plain
  * method names by binary search per file, regular expressions filtered by literal prefix first.
  */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,7 +185,7 @@ int testspecs_resolver_create(struct spec_resolver **out, const struct spec_set 
 static int path_eq(const struct file_index *fi, const char *path)
 {
 	if (fi->glob)
-		return fnmatch(fi->rel, path, FNM_PATHNAME) == 0;
+		return testspecs_glob_match(fi->rel, path);
 	return strcmp(fi->rel, path) == 0;
 }
 
@@ -203,7 +202,7 @@ int resolve__file_matches(const struct file_index *fi, const struct spec_test_id
 		const char *res = fi->file->resolved;
 		if (!res)
 			return fi->token == PATH_PLAIN && path_eq(fi, p);
-		return fi->glob ? fnmatch(res, p, FNM_PATHNAME) == 0 : strcmp(res, p) == 0;
+		return fi->glob ? testspecs_glob_match(res, p) : strcmp(res, p) == 0;
 	}
 	return fi->token != PATH_DEVICE_ROOT && path_eq(fi, p);
 }

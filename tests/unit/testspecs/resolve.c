@@ -305,3 +305,54 @@ Test(resolve, bad_regex_fails_resolver_creation_with_location)
 	}
 	testspecs_set_destroy(set);
 }
+
+/* Two findings of the CLI tests: an overload's '.' is '_' in test names, and '**' in a file
+ * path spans any number of directories, none included. */
+static const char dotted_yaml[] =
+    "test_suite_config:\n"
+    "  files:\n"
+    "    - path: test/**/test_*.py\n"
+    "      unlisted_test_mode: skip\n"
+    "      tests:\n"
+    "        - names: [TestBinaryUfuncs::test_reference_numerics]\n"
+    "          edits:\n"
+    "            ops: {exclude: [{name: sub}]}\n"
+    "  global:\n"
+    "    supported_dtypes: [{name: float16}]\n"
+    "    supported_ops: [{name: div.no_rounding_mode}, {name: sub.Tensor}, {name: mul}]\n";
+
+Test(resolve, dotted_ops_and_double_star_globs)
+{
+	struct spec_set *set;
+	cr_assert_eq(testspecs_set_create(&set), 0);
+	struct spec_load_opts lo = { 0 };
+	cr_assert_eq(
+	    testspecs_load_text(set, "dotted.yaml", dotted_yaml, sizeof dotted_yaml - 1, &lo), 0,
+	    "%s", err_last());
+	struct spec_decision *d = malloc(sizeof *d);
+	cr_assert_not_null(d);
+	static const char *const pre[] = { "test/test_binary_ufuncs.py", "test/a/test_x.py",
+					   "test/a/b/test_x.py" };
+	for (size_t i = 0; i < 3; i++) {
+		char id[256];
+		snprintf(id, sizeof id,
+			 "%s::TestBinaryUfuncsPRIVATEUSE1::test_reference_numerics_div_no_rounding_"
+			 "mode_spyre_float16",
+			 pre[i]);
+		cr_assert_eq(testspecs_resolve(set, id, NULL, d), 0);
+		cr_expect(d->eligible, "%s: %s", id, d->reason);
+		cr_expect_eq(d->mode, SPEC_MODE_MANDATORY_SUCCESS, "%s", id);
+	}
+	/* excluding `sub` removes the overload `sub.Tensor` (name or prefix `sub_`) */
+	cr_assert_eq(testspecs_resolve(set,
+				       "test/test_binary_ufuncs.py::TestBinaryUfuncsPRIVATEUSE1::"
+				       "test_reference_numerics_sub_Tensor_spyre_float16",
+				       NULL, d),
+		     0);
+	cr_expect(!d->eligible, "%s", d->reason);
+	/* a file no glob covers */
+	cr_assert_eq(testspecs_resolve(set, "bench/test_x.py::T::test_a", NULL, d), 0);
+	cr_expect(!d->eligible);
+	free(d);
+	testspecs_set_destroy(set);
+}
