@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -239,6 +241,28 @@ static int du_add(const char *p, const struct stat *st, int flag, struct FTW *f)
 	return 0;
 }
 
+/* Writes every object of the in-memory store as one pack with its index. Each object is
+ * inserted once by id (git_mempack_dump() would walk every commit's whole tree). */
+static int write_pack(struct fx_gen *g)
+{
+	git_packbuilder *pb = NULL;
+	char dir[PATH_TEXT_MAX];
+	snprintf(dir, sizeof(dir), "%sobjects/pack", git_repository_path(g->repo));
+	if (git_packbuilder_new(&pb, g->repo))
+		return git_fail("creating a pack builder");
+	int rc = 0;
+	git_packbuilder_set_threads(pb, 1);
+	for (size_t i = 0; !rc && i < g->noids; i++)
+		if (git_packbuilder_insert(pb, &g->oids[i], NULL))
+			rc = git_fail("adding an object to the pack");
+	if (!rc && git_packbuilder_write(pb, dir, 0, NULL, NULL))
+		rc = git_fail("writing the pack");
+	git_packbuilder_free(pb);
+	if (!rc && (git_mempack_reset(g->mempack) || git_odb_refresh(g->odb)))
+		rc = git_fail("switching to the pack");
+	return rc;
+}
+
 static int finish_repo(struct fx_gen *g, const struct selector_fixture_opts *o,
 		       const git_oid *head)
 {
@@ -266,6 +290,13 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 		return rc;
 	if (git_repository_init(&g->repo, o->out, 0) || git_repository_odb(&g->odb, g->repo))
 		return git_fail(o->out);
+	/* objects collect in memory and go to disk as one pack at the end: no loose files */
+	if (git_mempack_new(&g->mempack))
+		return git_fail("creating the in-memory object store");
+	if (git_odb_add_backend(g->odb, g->mempack, 999)) {
+		g->mempack->free(g->mempack);
+		return git_fail("adding the in-memory object store");
+	}
 	rc = fixture__model_build(g);
 	rc = rc ? rc : render_all(g);
 	if (rc)
@@ -283,6 +314,7 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 	g->affected_all = 1;
 	h->fallback = 1;
 	h->kind = K_INITIAL;
+	g->record_paths = 1;
 	rc = fixture__commit(g, &head, "Initial import of the generated upstream\n", NULL, 0,
 			     h->index++);
 	rc = rc ? rc : fixture__hist_truth(h, &head, NULL, 0);
@@ -291,6 +323,7 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 	if (fclose(g->truth) && !rc)
 		rc = err_set_errno(ERR_IO, "fixture: closing commits.jsonl");
 	g->truth = NULL;
+	rc = rc ? rc : write_pack(g);
 	snprintf(path, sizeof(path), "%s/.ground_truth/tests.jsonl", o->out);
 	rc = rc ? rc : fixture__write_tests_jsonl(g, path);
 	rc = rc ? rc : finish_repo(g, o, &head);
@@ -352,6 +385,10 @@ int selector_fixture_generate(const struct selector_fixture_opts *o,
 	buf_finish(&g.text);
 	fixture__tree_free(&g.root);
 	fixture__model_free(&g);
+	for (uint32_t i = 0; g.test_ids && i < g.ntests; i++)
+		free(g.test_ids[i]);
+	free(g.test_ids);
+	free(g.oids);
 	git_odb_free(g.odb);
 	git_repository_free(g.repo);
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1);

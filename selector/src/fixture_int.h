@@ -128,6 +128,7 @@ struct fx_gen {
 	uint32_t nops;
 	struct fx_test *tests;
 	uint32_t ntests, captests;
+	char **test_ids; /* formatted once, on first use; parallel to tests */
 	struct fx_tfile *tfiles;
 	uint32_t ntfiles;
 	struct fx_vec by_level[FX_LEVELS]; /* FUNC nodes of live, non-orphan modules */
@@ -141,9 +142,13 @@ struct fx_gen {
 	/* git */
 	git_repository *repo;
 	git_odb *odb;
+	git_odb_backend *mempack; /* owned by odb */
+	int record_paths;         /* off for the first commit, which adds everything */
 	struct fx_dir root;
 	struct buf text; /* scratch for rendering */
 	size_t objects;
+	git_oid *oids; /* every object written, for the pack */
+	size_t noids, capoids;
 	char **paths; /* paths changed by the commit being built */
 	uint32_t npaths, cappaths;
 	FILE *truth;
@@ -179,6 +184,7 @@ extern const char *const fixture__def_names[];
 extern const size_t fixture__def_names_count;
 
 /* fixture_tree.c */
+int fixture__oid_note(struct fx_gen *g, const git_oid *oid);
 int fixture__file_set(struct fx_gen *g, const char *path, const void *data, size_t len);
 int fixture__file_set_text(struct fx_gen *g, const char *path); /* g->text */
 int fixture__file_del(struct fx_gen *g, const char *path);

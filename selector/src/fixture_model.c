@@ -294,13 +294,17 @@ int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind
 		uint32_t cap = g->captests ? g->captests * 2 : 1024;
 		struct fx_test *t = realloc(g->tests, (size_t)cap * sizeof(*t));
 		uint32_t *mk = realloc(g->test_mark, (size_t)cap * sizeof(*mk));
+		char **ids = realloc(g->test_ids, (size_t)cap * sizeof(*ids));
 		if (t)
 			g->tests = t;
 		if (mk)
 			g->test_mark = mk;
-		if (!t || !mk)
+		if (ids)
+			g->test_ids = ids;
+		if (!t || !mk || !ids)
 			return err_set(ERR_NOMEM, "fixture: out of memory for %u tests", cap);
 		memset(g->test_mark + g->captests, 0, (size_t)(cap - g->captests) * sizeof(*mk));
+		memset(g->test_ids + g->captests, 0, (size_t)(cap - g->captests) * sizeof(*ids));
 		g->captests = cap;
 	}
 	uint32_t ti = g->ntests++;
@@ -535,11 +539,20 @@ const char *fixture__opset_name(uint8_t set)
 	return set < NELEMS(n) ? n[set] : NULL;
 }
 
+/* Test ids never change (test files are not renamed), so each is formatted once. */
 int fixture__test_id(struct fx_gen *g, struct buf *b, uint32_t ti)
 {
-	const struct fx_test *t = &g->tests[ti];
-	const struct fx_tfile *f = &g->tfiles[t->file];
-	if (t->cls)
-		return buf_appendf(b, "%s::Test%s_%u::%s", f->path, f->stem, t->cls, t->name);
-	return buf_appendf(b, "%s::Test%s::%s", f->path, f->stem, t->name);
+	if (!g->test_ids[ti]) {
+		const struct fx_test *t = &g->tests[ti];
+		const struct fx_tfile *f = &g->tfiles[t->file];
+		char id[FX_PATH_MAX + 2 * FX_NAME_MAX + 16];
+		if (t->cls)
+			snprintf(id, sizeof(id), "%s::Test%s_%u::%s", f->path, f->stem, t->cls, t->name);
+		else
+			snprintf(id, sizeof(id), "%s::Test%s::%s", f->path, f->stem, t->name);
+		g->test_ids[ti] = strdup(id);
+		if (!g->test_ids[ti])
+			return err_set(ERR_NOMEM, "fixture: out of memory for a test id");
+	}
+	return buf_append_str(b, g->test_ids[ti]);
 }
