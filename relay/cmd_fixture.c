@@ -91,7 +91,8 @@ static int cmd_upstream(int argc, char **argv)
 	if (!o.out)
 		return cli_usage_error(self(), "upstream needs --out DIR");
 	if (!have_seed)
-		return cli_usage_error(self(), "upstream needs --seed N (the same seed, the same ids)");
+		return cli_usage_error(self(),
+				       "upstream needs --seed N (the same seed, the same ids)");
 	struct selector_fixture_stats s;
 	int rc = selector_fixture_generate(&o, &s);
 	if (rc) {

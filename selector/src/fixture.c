@@ -18,12 +18,23 @@
 #include "fixture_history.h"
 
 static const struct fx_scale scales[] = {
-	[SELECTOR_FIXTURE_SMALL] = { .modules = 100, .funcs_per_module = 6, .ops = 60,
-				     .ops_per_cpp = 8, .def_files = 3, .test_files = 60,
-				     .tests_per_file = 33, .files_target = 400, .commits = 100 },
-	[SELECTOR_FIXTURE_PYTORCH] = { .modules = 6000, .funcs_per_module = 5, .ops = 600,
-				       .ops_per_cpp = 10, .def_files = 12, .test_files = 1500,
-				       .tests_per_file = 41, .files_target = 21000,
+	[SELECTOR_FIXTURE_SMALL] = { .modules = 100,
+				     .funcs_per_module = 6,
+				     .ops = 60,
+				     .ops_per_cpp = 8,
+				     .def_files = 3,
+				     .test_files = 60,
+				     .tests_per_file = 33,
+				     .files_target = 400,
+				     .commits = 100 },
+	[SELECTOR_FIXTURE_PYTORCH] = { .modules = 6000,
+				       .funcs_per_module = 5,
+				       .ops = 600,
+				       .ops_per_cpp = 10,
+				       .def_files = 12,
+				       .test_files = 1500,
+				       .tests_per_file = 41,
+				       .files_target = 21000,
 				       .commits = 3000 },
 };
 
@@ -41,7 +52,8 @@ int selector_fixture_scale_parse(enum selector_fixture_scale *out, const char *s
 static int git_fail(const char *what)
 {
 	const git_error *e = git_error_last();
-	return err_set(ERR_IO, "fixture: %s: %s", what, e && e->message ? e->message : "libgit2 error");
+	return err_set(ERR_IO, "fixture: %s: %s", what,
+		       e && e->message ? e->message : "libgit2 error");
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -73,10 +85,12 @@ int fixture__hist_truth(struct fx_hist *h, const git_oid *id, const git_oid *par
 	rc = rc ? rc : buf_appendf(b, "],\"kind\":\"%s\",\"paths\":[", fixture__kind_name(h->kind));
 	for (uint32_t i = 0; !rc && i < g->npaths; i++)
 		rc = buf_appendf(b, "%s\"%s\"", i ? "," : "", g->paths[i]);
-	rc = rc ? rc : buf_appendf(b, "],\"edited\":[%s],\"fallback\":%s,\"affected_all\":%s,"
-				   "\"affected\":[",
-				   buf_str(&h->edited), h->fallback ? "true" : "false",
-				   g->affected_all ? "true" : "false");
+	rc = rc ? rc
+		: buf_appendf(b,
+			      "],\"edited\":[%s],\"fallback\":%s,\"affected_all\":%s,"
+			      "\"affected\":[",
+			      buf_str(&h->edited), h->fallback ? "true" : "false",
+			      g->affected_all ? "true" : "false");
 	qsort(g->affected.v, g->affected.n, sizeof(uint32_t), cmp_u32);
 	for (uint32_t i = 0; !rc && i < g->affected.n; i++) {
 		rc = buf_append_str(b, i ? ",\"" : "\"");
@@ -119,7 +133,8 @@ int fixture__hist_merge_collect(struct fx_hist *h)
 	}
 	int rc = 0;
 	if (h->edited.len)
-		rc = buf_appendf(&h->m_edited, "%s%s", h->m_edited.len ? "," : "", buf_str(&h->edited));
+		rc = buf_appendf(&h->m_edited, "%s%s", h->m_edited.len ? "," : "",
+				 buf_str(&h->edited));
 	h->m_fallback |= h->fallback;
 	h->m_all |= g->affected_all;
 	return rc;
@@ -263,8 +278,7 @@ static int write_pack(struct fx_gen *g)
 	return rc;
 }
 
-static int finish_repo(struct fx_gen *g, const struct selector_fixture_opts *o,
-		       const git_oid *head)
+static int finish_repo(struct fx_gen *g, const struct selector_fixture_opts *o, const git_oid *head)
 {
 	git_reference *ref = NULL;
 	if (git_reference_create(&ref, g->repo, "refs/heads/main", head, 1, "fixture: main"))
@@ -349,7 +363,8 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 int selector_fixture_generate(const struct selector_fixture_opts *o,
 			      struct selector_fixture_stats *st)
 {
-	if (!o || !o->out || (o->scale != SELECTOR_FIXTURE_SMALL && o->scale != SELECTOR_FIXTURE_PYTORCH))
+	if (!o || !o->out ||
+	    (o->scale != SELECTOR_FIXTURE_SMALL && o->scale != SELECTOR_FIXTURE_PYTORCH))
 		return err_set(ERR_INVAL, "fixture: bad options");
 	if (strlen(o->out) > PATH_TEXT_MAX - 64)
 		return err_set(ERR_LIMIT, "fixture: output path too long");
@@ -395,6 +410,7 @@ int selector_fixture_generate(const struct selector_fixture_opts *o,
 	git_libgit2_shutdown();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (st)
-		st->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		st->seconds =
+		    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	return rc;
 }

@@ -72,8 +72,14 @@ struct fx_op {
 };
 
 enum fx_test_kind { FX_TEST_PLAIN, FX_TEST_DEVICE, FX_TEST_OPS };
-enum fx_opset { FX_SET_NONE, FX_SET_OP_DB, FX_SET_UNARY, FX_SET_BINARY, FX_SET_REDUCTION,
-		FX_SET_LIST };
+enum fx_opset {
+	FX_SET_NONE,
+	FX_SET_OP_DB,
+	FX_SET_UNARY,
+	FX_SET_BINARY,
+	FX_SET_REDUCTION,
+	FX_SET_LIST
+};
 enum fx_style { FX_STYLE_TORCH, FX_STYLE_F, FX_STYLE_FROM, FX_STYLE_DOTTED };
 
 struct fx_test {
@@ -157,8 +163,7 @@ struct fx_gen {
 /* fixture_model.c */
 int fixture__model_build(struct fx_gen *g);
 void fixture__model_free(struct fx_gen *g);
-int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind,
-		      uint32_t *out);
+int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind, uint32_t *out);
 int fixture__test_set_uses(struct fx_gen *g, uint32_t t);
 void fixture__truth_begin(struct fx_gen *g);
 int fixture__truth_node(struct fx_gen *g, uint32_t node);
@@ -198,7 +203,17 @@ void fixture__paths_clear(struct fx_gen *g);
 int fixture__write_static(struct fx_gen *g);
 int fixture__write_infra(struct fx_gen *g, int which); /* FX_INFRA_* */
 int fixture__write_doc_or_bin(struct fx_gen *g, int bin, int i);
-enum { FX_INFRA_INIT, FX_INFRA_SETUP, FX_INFRA_CMAKE, FX_INFRA_CMAKE_DEPS, FX_INFRA_ATEN_CMAKE,
-       FX_INFRA_CONFTEST, FX_INFRA_RUN_TEST, FX_INFRA_COMMON, FX_INFRA_DOCS, FX_INFRA_BIN };
+enum {
+	FX_INFRA_INIT,
+	FX_INFRA_SETUP,
+	FX_INFRA_CMAKE,
+	FX_INFRA_CMAKE_DEPS,
+	FX_INFRA_ATEN_CMAKE,
+	FX_INFRA_CONFTEST,
+	FX_INFRA_RUN_TEST,
+	FX_INFRA_COMMON,
+	FX_INFRA_DOCS,
+	FX_INFRA_BIN
+};
 
 #endif

@@ -12,7 +12,8 @@
 static int git_fail(const char *what)
 {
 	const git_error *e = git_error_last();
-	return err_set(ERR_IO, "fixture: %s: %s", what, e && e->message ? e->message : "libgit2 error");
+	return err_set(ERR_IO, "fixture: %s: %s", what,
+		       e && e->message ? e->message : "libgit2 error");
 }
 
 static struct fx_ent *dir_find(struct fx_dir *d, const char *name, size_t len)
@@ -204,7 +205,8 @@ int fixture__commit(struct fx_gen *g, git_oid *out, const char *msg, const git_o
 	if (git_signature_new(&sig, "Upstream Dev", "dev@upstream.invalid",
 			      1704067200 + (git_time_t)index * 3600, 0))
 		return git_fail("signature");
-	const git_oid *pp[2] = { nparents > 0 ? &parents[0] : NULL, nparents > 1 ? &parents[1] : NULL };
+	const git_oid *pp[2] = { nparents > 0 ? &parents[0] : NULL,
+				 nparents > 1 ? &parents[1] : NULL };
 	if (git_commit_create_from_ids(out, g->repo, NULL, sig, sig, NULL, msg, &g->root.oid,
 				       nparents, pp))
 		rc = git_fail("creating a commit");
