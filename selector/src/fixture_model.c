@@ -51,6 +51,15 @@ uint32_t fixture__below(struct fx_rng *r, uint32_t n)
 	return (uint32_t)(fixture__rand(r) % n);
 }
 
+/* 0..n-1, low values far more likely (density ~ 1/sqrt(x)): a few popular functions that many
+ * others call, as in a real code base, rather than a uniform web. */
+static uint32_t skewed(struct fx_rng *r, uint32_t n)
+{
+	double u = (double)(fixture__rand(r) >> 11) / 9007199254740992.0;
+	uint32_t x = (uint32_t)(u * u * u * n);
+	return x < n ? x : n - 1;
+}
+
 static const char *const pkgs[] = {
 	"nn",         "optim",       "utils",  "distributed", "fx",           "_inductor",
 	"_dynamo",    "ao",          "jit",    "onnx",        "autograd",     "cuda",
@@ -229,7 +238,7 @@ static int build_calls(struct fx_gen *g)
 		uint32_t want = 1 + fixture__below(r, 2);
 		for (uint32_t k = 0; k < want * 4 && n->ncalls < want; k++) {
 			const struct fx_vec *pool = &g->by_level[lv - 1];
-			uint32_t c = pool->v[fixture__below(r, pool->n)];
+			uint32_t c = pool->v[skewed(r, pool->n)];
 			if (g->nodes[c].mod == n->mod)
 				continue;
 			int dup = 0;
