@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "common/limits.h"
 #include "fixture_history.h"
 
@@ -91,7 +92,8 @@ int fixture__hist_truth(struct fx_hist *h, const git_oid *id, const git_oid *par
 			      "\"affected\":[",
 			      buf_str(&h->edited), h->fallback ? "true" : "false",
 			      g->affected_all ? "true" : "false");
-	qsort(g->affected.v, g->affected.n, sizeof(uint32_t), cmp_u32);
+	if (g->affected.n > 1)
+		qsort(g->affected.v, g->affected.n, sizeof(uint32_t), cmp_u32);
 	for (uint32_t i = 0; !rc && i < g->affected.n; i++) {
 		rc = buf_append_str(b, i ? ",\"" : "\"");
 		rc = rc ? rc : fixture__test_id(g, b, g->affected.v[i]);
@@ -286,6 +288,14 @@ static int finish_repo(struct fx_gen *g, const struct selector_fixture_opts *o, 
 	git_reference_free(ref);
 	if (git_repository_set_head(g->repo, "refs/heads/main"))
 		return git_fail("pointing HEAD at main");
+	/* the ground truth sits in the working directory but outside the history */
+	char path[PATH_TEXT_MAX];
+	snprintf(path, sizeof(path), "%sinfo/exclude", git_repository_path(g->repo));
+	static const char excl[] =
+	    "# the generator's ground truth, outside the history\n/.ground_truth/\n";
+	int rc = fs_atomic_write(path, excl, sizeof(excl) - 1, 0644);
+	if (rc)
+		return rc;
 	if (o->no_checkout)
 		return 0;
 	git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
