@@ -71,6 +71,20 @@ static int render_body(struct fx_gen *g, const struct fx_node *n, const char *in
 	return 0;
 }
 
+/* True when call c of node i is also an earlier call of the module: one import line each. */
+static int imported_before(const struct fx_gen *g, const struct fx_module *m, uint32_t i, int c)
+{
+	uint32_t callee = g->nodes[i].calls[c];
+	for (uint32_t j = m->first; j <= i; j++) {
+		const struct fx_node *n = &g->nodes[j];
+		int upto = j == i ? c : n->kind == FX_CLASS ? 0 : n->ncalls;
+		for (int k = 0; k < upto; k++)
+			if (n->calls[k] == callee)
+				return 1;
+	}
+	return 0;
+}
+
 int fixture__render_module(struct fx_gen *g, uint32_t mi)
 {
 	const struct fx_module *m = &g->mods[mi];
@@ -82,8 +96,9 @@ int fixture__render_module(struct fx_gen *g, uint32_t mi)
 		if (n->kind == FX_CLASS)
 			continue;
 		for (int c = 0; c < n->ncalls; c++)
-			P("from %s import %s\n", node_mod_dotted(g, n->calls[c]),
-			  g->nodes[n->calls[c]].name);
+			if (!imported_before(g, m, i, c))
+				P("from %s import %s\n", node_mod_dotted(g, n->calls[c]),
+				  g->nodes[n->calls[c]].name);
 	}
 	P("\n_MODULE_REV = %u\n", m->version);
 	for (uint32_t i = m->first; i < m->first + m->n; i++) {
