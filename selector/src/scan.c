@@ -33,7 +33,7 @@ void *scan__alloc(struct arena *a, size_t n)
 			return NULL;
 		c->cap = cap;
 		c->used = 0;
-		if (cap > ARENA_CHUNK / 4 && a->head) {
+		if (n > ARENA_CHUNK / 4 && a->head) {
 			/* a big block: keep filling the current chunk afterwards */
 			c->next = a->head->next;
 			a->head->next = c;
@@ -93,8 +93,8 @@ void scan__warn(struct scan_state *st, uint32_t line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	struct scan_warning *w = scan__grow(st->f->warnings, st->f->n_warnings, &st->cap_warn,
-					    sizeof(*w));
+	struct scan_warning *w =
+	    scan__grow(st->f->warnings, st->f->n_warnings, &st->cap_warn, sizeof(*w));
 	if (!w)
 		return;
 	st->f->warnings = w;
@@ -170,14 +170,13 @@ static int scan_lines(struct scan_state *st)
 		st->module_hash = scan__mix(st->module_hash, st->pending_hash);
 	}
 	scan__close_all(st);
-	st->f->n_lines = lx.line - (lx.len > 0 && (st->d[lx.len - 1] == '\n' ||
-						     st->d[lx.len - 1] == '\r'));
+	st->f->n_lines =
+	    lx.line - (lx.len > 0 && (st->d[lx.len - 1] == '\n' || st->d[lx.len - 1] == '\r'));
 	if (st->len == 0)
 		st->f->n_lines = 0;
 	st->f->module_hash = scan__mix(st->module_hash, st->module_lines);
 	if (st->dropped_warnings)
-		log_debug("scan: %s: %zu more warnings dropped", st->f->path,
-			  st->dropped_warnings);
+		log_debug("scan: %s: %zu more warnings dropped", st->f->path, st->dropped_warnings);
 	return scan__resolve_uses(st);
 }
 
@@ -198,15 +197,20 @@ int selector_scan(struct scan_file **out, const char *path, const char *module_p
 		return err_set(ERR_NOMEM, "scan: out of memory");
 	}
 	f->arena_ = arena;
-	struct scan_state st = { .f = f, .arena = arena, .d = data ? data : "", .len = len,
-				 .module_path = module_path, .module_hash = SCAN_HASH_INIT,
+	struct scan_state st = { .f = f,
+				 .arena = arena,
+				 .d = data ? data : "",
+				 .len = len,
+				 .module_path = module_path,
+				 .module_hash = SCAN_HASH_INIT,
 				 .pending_hash = SCAN_HASH_INIT };
 	st.is_package = ends_with(path, "__init__.py");
 	f->path = scan__strndup(arena, path, strlen(path));
-	f->module_path = module_path ? scan__strndup(arena, module_path, strlen(module_path)) : NULL;
+	f->module_path =
+	    module_path ? scan__strndup(arena, module_path, strlen(module_path)) : NULL;
 	int rc = (!f->path || (module_path && !f->module_path))
-			 ? err_set(ERR_NOMEM, "scan: out of memory")
-			 : 0;
+		     ? err_set(ERR_NOMEM, "scan: out of memory")
+		     : 0;
 	size_t bad = rc ? len : utf8_invalid_at((const unsigned char *)st.d, len);
 	if (!rc && bad < len) {
 		f->skipped = true;

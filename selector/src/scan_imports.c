@@ -53,16 +53,15 @@ static const char *resolve_relative(struct scan_state *st, int level, const char
 }
 
 static int add_import(struct scan_state *st, const char *module, const char *name,
-		      const char *local, const char *target, int level, int function,
-		      uint32_t line)
+		      const char *local, const char *target, int level, int function, uint32_t line)
 {
-	struct scan_import *im = scan__grow(st->f->imports, st->f->n_imports, &st->cap_imports,
-					    sizeof(*im));
+	struct scan_import *im =
+	    scan__grow(st->f->imports, st->f->n_imports, &st->cap_imports, sizeof(*im));
 	if (!im)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for imports");
 	st->f->imports = im;
-	im[st->f->n_imports++] = (struct scan_import){ module, name, local, target,
-						       level, function, line };
+	im[st->f->n_imports++] =
+	    (struct scan_import){ module, name, local, target, level, function, line };
 	if (!module || !local || !target)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for imports");
 	return 0;
@@ -195,8 +194,8 @@ static int instantiate(struct scan_state *st, const struct lline *ll, size_t a, 
 		return 0;
 	if (end >= b || !tok_op(&ll->toks[end], '(') || ll->toks[end].match < (int32_t)end)
 		return 0;
-	struct scan_instantiate *in = scan__grow(st->f->instantiates, st->f->n_instantiates,
-						 &st->cap_inst, sizeof(*in));
+	struct scan_instantiate *in =
+	    scan__grow(st->f->instantiates, st->f->n_instantiates, &st->cap_inst, sizeof(*in));
 	if (!in)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory");
 	st->f->instantiates = in;
@@ -214,9 +213,8 @@ static int instantiate(struct scan_state *st, const struct lline *ll, size_t a, 
 static int simple_one(struct scan_state *st, const struct lline *ll, size_t a, size_t b,
 		      int function)
 {
-	static const char *const headers[] = { "if",   "elif",    "else", "for",  "while",
-					       "with", "try",     "except", "finally", "async",
-					       NULL };
+	static const char *const headers[] = { "if",  "elif",   "else",    "for",   "while", "with",
+					       "try", "except", "finally", "async", NULL };
 	for (int guard = 0; a < b && guard < 8; guard++) {
 		const struct tok *t = &ll->toks[a];
 		bool header = false;
@@ -331,8 +329,8 @@ static int by_use(const void *x, const void *y)
 
 static int build_map(struct scan_state *st, struct map *m)
 {
-	size_t want = 16 + 2 * (st->f->n_imports + st->n_assigns + st->f->n_functions +
-				st->f->n_classes);
+	size_t want =
+	    16 + 2 * (st->f->n_imports + st->n_assigns + st->f->n_functions + st->f->n_classes);
 	m->cap = 16;
 	while (m->cap < want)
 		m->cap *= 2;
@@ -380,7 +378,8 @@ int scan__resolve_uses(struct scan_state *st)
 			st->uses[n++] = (struct rawuse){ st->uses[k].function, r };
 	}
 	free(m.slots);
-	qsort(st->uses, n, sizeof(*st->uses), by_use);
+	if (n > 0)
+		qsort(st->uses, n, sizeof(*st->uses), by_use);
 	size_t k = 0;
 	while (k < n) {
 		size_t e = k, distinct = 0;

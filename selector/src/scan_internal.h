@@ -40,8 +40,8 @@ struct tok {
 	uint32_t len;
 	uint32_t line; /* line of the first byte */
 	uint8_t kind;
-	char op;          /* the first character of an operator */
-	int32_t match;    /* for an opening bracket: index of its closing one in the line, else -1 */
+	char op;       /* the first character of an operator */
+	int32_t match; /* for an opening bracket: index of its closing one in the line, else -1 */
 };
 
 struct lline {
@@ -150,8 +150,7 @@ const char *scan__dotted(struct scan_state *st, const struct lline *ll, size_t i
  * or bytes. */
 const char *scan__string_value(struct scan_state *st, const struct tok *t);
 
-static inline bool tok_is(const struct scan_state *st, const struct tok *t, const char *s,
-			  size_t n)
+static inline bool tok_is(const struct scan_state *st, const struct tok *t, const char *s, size_t n)
 {
 	return t->len == n && __builtin_memcmp(st->d + t->off, s, n) == 0;
 }

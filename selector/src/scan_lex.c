@@ -118,7 +118,8 @@ static size_t lex_fstring_spec(struct lexer *lx, size_t pos, char q, bool triple
 static size_t lex_fstring_field(struct lexer *lx, size_t pos, char q, bool triple, int depth)
 {
 	if (depth > SCAN_FSTRING_DEPTH_MAX) {
-		scan__warn(lx->st, lx->line, "f-strings nested deeper than %d", SCAN_FSTRING_DEPTH_MAX);
+		scan__warn(lx->st, lx->line, "f-strings nested deeper than %d",
+			   SCAN_FSTRING_DEPTH_MAX);
 		return pos;
 	}
 	int brackets = 0;
@@ -200,9 +201,8 @@ static size_t lex_string(struct lexer *lx, size_t pos, bool raw, bool fmt, int d
 }
 
 static const char *const ops3[] = { "**=", "//=", ">>=", "<<=", "...", NULL };
-static const char *const ops2[] = { "->", ":=", "==", "!=", "<=", ">=", "**", "//", "<<",
-				    ">>", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-				    "@=", NULL };
+static const char *const ops2[] = { "->", ":=", "==", "!=", "<=", ">=", "**", "//", "<<", ">>",
+				    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", NULL };
 
 static size_t op_len(const struct lexer *lx, size_t pos)
 {
@@ -216,8 +216,8 @@ static size_t op_len(const struct lexer *lx, size_t pos)
 	return 1;
 }
 
-static int push_tok(struct lexer *lx, struct lline *ll, enum tok_kind kind, size_t off,
-		    size_t len, uint32_t line)
+static int push_tok(struct lexer *lx, struct lline *ll, enum tok_kind kind, size_t off, size_t len,
+		    uint32_t line)
 {
 	if (ll->n == ll->cap) {
 		struct tok *t = scan__grow(ll->toks, ll->n, &ll->cap, sizeof(*t));
@@ -393,6 +393,10 @@ int scan__lex_next(struct lexer *lx, struct lline *ll)
 				scan__warn(lx->st, lx->stack_line[lx->depth - 1],
 					   "'%c' never closed", lx->stack[lx->depth - 1]);
 			ll->last_line = lx->line;
+			if (lx->len > 0 && eol_len(lx, lx->len - 1) &&
+			    ll->last_line > ll->first_line)
+				ll->last_line--; /* a string ran to the end, past the last newline
+						  */
 			return ll->n > 0;
 		}
 		char c = lx->d[lx->pos];

@@ -8,11 +8,10 @@
 #include "scan_internal.h"
 
 static const char *const keywords[] = {
-	"False", "None",   "True",    "and",      "as",     "assert", "async", "await",
-	"break", "class",  "continue", "def",     "del",    "elif",   "else",  "except",
-	"finally", "for",  "from",    "global",   "if",     "import", "in",    "is",
-	"lambda", "nonlocal", "not",  "or",       "pass",   "raise",  "return", "try",
-	"while", "with",   "yield",   NULL,
+	"False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+	"class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+	"from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+	"or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield",    NULL,
 };
 
 bool scan__is_keyword(const char *s, size_t n)
@@ -222,8 +221,8 @@ int scan__registers(struct scan_state *st, const struct lline *ll, size_t open, 
 }
 
 static const char *const opinfo_kinds[] = {
-	"OpInfo",           "UnaryUfuncInfo",  "BinaryUfuncInfo", "ReductionOpInfo",
-	"ShapeFuncInfo",    "ForeachFuncInfo", "SpectralFuncInfo", NULL,
+	"OpInfo",        "UnaryUfuncInfo",  "BinaryUfuncInfo",  "ReductionOpInfo",
+	"ShapeFuncInfo", "ForeachFuncInfo", "SpectralFuncInfo", NULL,
 };
 
 static bool known_kind(const char *s, size_t n)
@@ -250,7 +249,8 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 			continue;
 		if (k > a) {
 			const struct tok *h = &ll->toks[a];
-			bool kw = k - a >= 3 && h->kind == TOK_NAME && tok_op(&ll->toks[a + 1], '=');
+			bool kw =
+			    k - a >= 3 && h->kind == TOK_NAME && tok_op(&ll->toks[a + 1], '=');
 			const struct tok *v = kw && k - a == 3 ? &ll->toks[a + 2] : NULL;
 			if (nargs == 0 && !kw && k - a == 1 && h->kind == TOK_STRING)
 				first = h;
@@ -266,8 +266,8 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 	}
 	if (!first && !(known && name_kw))
 		return 0;
-	struct scan_opinfo *o = scan__grow(st->f->opinfos, st->f->n_opinfos, &st->cap_opinfo,
-					   sizeof(*o));
+	struct scan_opinfo *o =
+	    scan__grow(st->f->opinfos, st->f->n_opinfos, &st->cap_opinfo, sizeof(*o));
 	if (!o)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
 	st->f->opinfos = o;
@@ -323,9 +323,9 @@ static bool skips_name(const struct scan_state *st, const struct tok *prev)
 {
 	if (prev->kind != TOK_NAME)
 		return false;
-	return TOK_IS(st, prev, "def") || TOK_IS(st, prev, "class") ||
-	       TOK_IS(st, prev, "import") || TOK_IS(st, prev, "from") || TOK_IS(st, prev, "as") ||
-	       TOK_IS(st, prev, "global") || TOK_IS(st, prev, "nonlocal");
+	return TOK_IS(st, prev, "def") || TOK_IS(st, prev, "class") || TOK_IS(st, prev, "import") ||
+	       TOK_IS(st, prev, "from") || TOK_IS(st, prev, "as") || TOK_IS(st, prev, "global") ||
+	       TOK_IS(st, prev, "nonlocal");
 }
 
 int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t from, size_t to)
@@ -338,6 +338,10 @@ int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t fro
 	for (size_t i = from; i < to; i++) {
 		const struct tok *t = &ll->toks[i];
 		const struct tok *prev = i > 0 ? &ll->toks[i - 1] : NULL;
+		if (i == 0 && ll->n > 2 && tok_op(&ll->toks[ll->n - 1], ':') &&
+		    (TOK_IS(st, t, "match") || TOK_IS(st, t, "case")) &&
+		    !tok_op(&ll->toks[1], '=') && !tok_op(&ll->toks[1], '.'))
+			continue; /* the soft keywords of a match statement */
 		if (t->kind == TOK_NAME && !(prev && is_dot(prev)) &&
 		    !scan__is_keyword(st->d + t->off, t->len) && !(prev && skips_name(st, prev))) {
 			size_t end = i;

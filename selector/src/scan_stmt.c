@@ -53,7 +53,8 @@ static uint64_t line_hash(const struct scan_state *st, const struct lline *ll, s
 					nl = p + 1;
 				}
 			if (newline)
-				h = scan__hash_bytes(scan__hash_bytes(h, "\n", 1), st->d + nl, b - nl);
+				h = scan__hash_bytes(scan__hash_bytes(h, "\n", 1), st->d + nl,
+						     b - nl);
 			else
 				h = scan__hash_bytes(h, st->d + a, b - a);
 		}
@@ -166,8 +167,7 @@ static const char **take_registers(struct scan_state *st, size_t *n)
 	return r;
 }
 
-static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is_async,
-		      uint64_t lh)
+static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is_async, uint64_t lh)
 {
 	const struct tok *name = &ll->toks[i + 1];
 	size_t colon = header_colon(st, ll, i + 2, ll->n);
@@ -178,8 +178,8 @@ static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is
 		return st->err;
 	hash_line(st, lh, ll->indent, false);
 
-	struct scan_function *fns = scan__grow(st->f->functions, st->f->n_functions,
-					       &st->cap_functions, sizeof(*fns));
+	struct scan_function *fns =
+	    scan__grow(st->f->functions, st->f->n_functions, &st->cap_functions, sizeof(*fns));
 	if (!fns)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for functions");
 	st->f->functions = fns;
@@ -223,8 +223,8 @@ static int class_header(struct scan_state *st, struct lline *ll, size_t i, uint6
 	st->pending_hash = SCAN_HASH_INIT;
 	hash_line(st, lh, ll->indent, true);
 
-	struct scan_class *cls = scan__grow(st->f->classes, st->f->n_classes, &st->cap_classes,
-					    sizeof(*cls));
+	struct scan_class *cls =
+	    scan__grow(st->f->classes, st->f->n_classes, &st->cap_classes, sizeof(*cls));
 	if (!cls)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for classes");
 	st->f->classes = cls;
@@ -264,8 +264,8 @@ static int decorator(struct scan_state *st, struct lline *ll, uint64_t lh)
 		scan__warn(st, ll->first_line, "'@' without a decorator");
 		return 0;
 	}
-	struct scan_decorator *p = scan__grow(st->pending, st->n_pending, &st->cap_pending,
-					      sizeof(*p));
+	struct scan_decorator *p =
+	    scan__grow(st->pending, st->n_pending, &st->cap_pending, sizeof(*p));
 	if (!p)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for decorators");
 	st->pending = p;
@@ -290,12 +290,14 @@ static int decorator(struct scan_state *st, struct lline *ll, uint64_t lh)
 		if (close > end + 1) {
 			const struct tok *a = &ll->toks[end + 1];
 			const struct tok *b = &ll->toks[close - 1];
-			d->args = scan__strndup(st->arena, st->d + a->off, b->off + b->len - a->off);
+			d->args =
+			    scan__strndup(st->arena, st->d + a->off, b->off + b->len - a->off);
 		} else {
 			d->args = scan__strndup(st->arena, "", 0);
 		}
 		if (!d->args || scan__args(st, ll, end, close, &d->argv, &d->argc))
-			return st->err = st->err ? st->err : err_set(ERR_NOMEM, "scan: out of memory");
+			return st->err =
+				   st->err ? st->err : err_set(ERR_NOMEM, "scan: out of memory");
 		const char *last_name = strrchr(d->name, '.');
 		last_name = last_name ? last_name + 1 : d->name;
 		if (strstr(last_name, "register") && scan__registers(st, ll, end, close))

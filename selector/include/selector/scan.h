@@ -43,12 +43,12 @@ struct scan_decorator {
 
 struct scan_class {
 	const char *name;
-	const char *qualname; /* "Outer.Inner" for nested classes, "f.Local" inside a function */
-	int parent_class;     /* index in classes of the enclosing class, -1 if none */
-	int parent_function;  /* index in functions of the enclosing function, -1 if none */
-	uint32_t first_line;  /* the `class` line */
-	uint32_t last_line;   /* the last line of the body */
-	uint32_t deco_line;   /* the first decorator's line, first_line when undecorated */
+	const char *qualname;   /* "Outer.Inner" for nested classes, "f.Local" inside a function */
+	int parent_class;       /* index in classes of the enclosing class, -1 if none */
+	int parent_function;    /* index in functions of the enclosing function, -1 if none */
+	uint32_t first_line;    /* the `class` line */
+	uint32_t last_line;     /* the last line of the body */
+	uint32_t deco_line;     /* the first decorator's line, first_line when undecorated */
 	struct scan_arg *bases; /* positional and keyword arguments of the class line, as written */
 	size_t n_bases;
 	struct scan_decorator *decorators;
@@ -97,7 +97,7 @@ struct scan_import {
 };
 
 enum scan_instantiate_kind {
-	SCAN_INSTANTIATE_DEVICE_TYPE = 0,  /* instantiate_device_type_tests(Class, globals(), ...) */
+	SCAN_INSTANTIATE_DEVICE_TYPE = 0, /* instantiate_device_type_tests(Class, globals(), ...) */
 	SCAN_INSTANTIATE_PARAMETRIZED = 1, /* instantiate_parametrized_tests(Class) */
 };
 

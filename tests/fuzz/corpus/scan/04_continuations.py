@@ -1,0 +1,7 @@
+import os, \
+    sys
+def f(a,
+      b):
+    return a + \
+        b
+def g(): pass

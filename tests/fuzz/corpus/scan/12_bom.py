@@ -1,0 +1,3 @@
+﻿import torch
+def f():
+    return torch.add(1, 2)

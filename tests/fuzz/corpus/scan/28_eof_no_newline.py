@@ -1,0 +1,5 @@
+def f():
+    pass
+class C:
+    def m(self):
+        return 1

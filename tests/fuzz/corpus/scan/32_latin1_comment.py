@@ -1,0 +1,2 @@
+# café
+def f(): pass
