@@ -376,6 +376,9 @@ int selector_fixture_generate(const struct selector_fixture_opts *o,
 	if (!o || !o->out ||
 	    (o->scale != SELECTOR_FIXTURE_SMALL && o->scale != SELECTOR_FIXTURE_PYTORCH))
 		return err_set(ERR_INVAL, "fixture: bad options");
+	if (o->commits < 0 || o->commits > FIXTURE_COMMITS_MAX)
+		return err_set(ERR_LIMIT, "fixture: %d commits (at most %d)", o->commits,
+			       FIXTURE_COMMITS_MAX);
 	if (strlen(o->out) > PATH_TEXT_MAX - 64)
 		return err_set(ERR_LIMIT, "fixture: output path too long");
 	struct timespec t0, t1;
@@ -390,10 +393,10 @@ int selector_fixture_generate(const struct selector_fixture_opts *o,
 	for (int i = 0; i < 4; i++)
 		g.v_build[i] = g.v_docs[i] = 1;
 	g.v_bin[0] = g.v_bin[1] = 1;
-	buf_init(&g.text, 64 * MIB);
+	buf_init(&g.text, FIXTURE_FILE_MAX);
 	struct fx_hist h = { .g = &g };
 	buf_init(&h.edited, 1 * MIB);
-	buf_init(&h.line, 256 * MIB);
+	buf_init(&h.line, FIXTURE_TRUTH_LINE_MAX);
 	buf_init(&h.m_edited, 1 * MIB);
 	int rc = run(&g, &h, o, st);
 	if (g.truth)

@@ -269,7 +269,7 @@ static int edit_module(struct fx_hist *h, int kind)
 
 static int pick_kind(struct fx_gen *g, int side)
 {
-	for (;;) {
+	for (int tries = 0; tries < 1000; tries++) {
 		uint32_t x = fixture__below(&g->rng, 1000), acc = 0;
 		for (int k = 0; k < K_COUNT; k++) {
 			acc += kind_weight[k];
@@ -280,6 +280,7 @@ static int pick_kind(struct fx_gen *g, int side)
 			}
 		}
 	}
+	return K_SRC_BODY;
 }
 
 static int do_edit(struct fx_hist *h, int kind)

@@ -42,6 +42,11 @@
 #define DIFF_HUNKS_MAX  1000000
 #define PYTHON_FILE_MAX (16 * MIB)
 
+/* ---- the synthetic upstream (selector fixture) ---- */
+#define FIXTURE_FILE_MAX       (64 * MIB)  /* one rendered file */
+#define FIXTURE_TRUTH_LINE_MAX (256 * MIB) /* one commits.jsonl line (affected ids) */
+#define FIXTURE_COMMITS_MAX    1000000
+
 /* ---- emulator programs (spyre-emu) ---- */
 #define SPYRE_PROGRAM_INSNS_MAX 1000000 /* instructions in one core's program */
 
