@@ -9,5 +9,8 @@ extern const char cmd_emu_help[];
 int cmd_specs_main(int argc, char **argv);
 extern const char cmd_specs_summary[];
 extern const char cmd_specs_help[];
+int cmd_fixture_main(int argc, char **argv);
+extern const char cmd_fixture_summary[];
+extern const char cmd_fixture_help[];
 
 #endif

@@ -44,6 +44,11 @@
 #define DIFF_COMMITS_MAX 100000 /* commit messages kept for one range */
 #define DIFF_LINE_MAX   1000000000 /* a hunk's line number or count */
 
+/* ---- the synthetic upstream (selector fixture) ---- */
+#define FIXTURE_FILE_MAX       (64 * MIB)  /* one rendered file */
+#define FIXTURE_TRUTH_LINE_MAX (256 * MIB) /* one commits.jsonl line (affected ids) */
+#define FIXTURE_COMMITS_MAX    1000000
+
 /* ---- emulator programs (spyre-emu) ---- */
 #define SPYRE_PROGRAM_INSNS_MAX 1000000 /* instructions in one core's program */
 
