@@ -151,8 +151,10 @@ static int build_aliases(struct ictx *x)
 static const char *resolve(struct ictx *x, const char *module, const struct strmap *local,
 			   const char *use, char *buf, size_t n)
 {
-	if (use[0] == '.')
-		return use;
+	if (use[0] == '.') {
+		snprintf(buf, n, "%s", use);
+		return buf;
+	}
 	const char *dot = strchr(use, '.');
 	size_t first = dot ? (size_t)(dot - use) : strlen(use);
 	char head[256];
