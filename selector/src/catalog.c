@@ -198,7 +198,7 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 	}
 	w->cat->files = p;
 	struct catalog_file *f = &w->cat->files[w->cat->n_files];
-	*f = (struct catalog_file){.kind = kind};
+	*f = (struct catalog_file){ .kind = kind };
 	f->path = scan__strndup(&w->priv->arena, path, (size_t)pl);
 	if (kind == CATALOG_SOURCE) {
 		f->module = module_of(&w->priv->arena, path);
@@ -219,7 +219,8 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 
 static int cmp_file(const void *a, const void *b)
 {
-	return strcmp(((const struct catalog_file *)a)->path, ((const struct catalog_file *)b)->path);
+	return strcmp(((const struct catalog_file *)a)->path,
+		      ((const struct catalog_file *)b)->path);
 }
 
 int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv);
@@ -270,7 +271,7 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 	git_tree *tree = NULL;
 	int rc = open_tree(&repo, &tree, cat->commit_id, repo_dir, rev);
 	if (!rc && tree) {
-		struct walk w = {cat, priv, cache, repo, 0, 0};
+		struct walk w = { cat, priv, cache, repo, 0, 0 };
 		if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w) != 0)
 			rc = w.rc ? w.rc
 				  : err_set(ERR_GENERIC, "%s: tree walk: %s", repo_dir,

@@ -31,14 +31,14 @@ int strmap_get(const struct strmap *m, const char *key, intptr_t *value);
 void strmap_free(struct strmap *m);
 
 /* Parsers of one blob's bytes into arena memory. */
-int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *path,
-			const char *data, size_t len);
+int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *path, const char *data,
+			size_t len);
 int catalog__parse_cpp(struct catalog_blob *b, struct arena *a, const char *data, size_t len);
 
 struct catalog_priv {
 	struct arena arena;
 	const struct catalog_test **by_id; /* sorted by id */
-	struct strmap op_kinds;           /* op name -> OpInfo kind (const char *) */
+	struct strmap op_kinds;            /* op name -> OpInfo kind (const char *) */
 };
 
 #endif

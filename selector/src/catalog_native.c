@@ -55,7 +55,7 @@ int strmap_put(struct strmap *m, const char *key, intptr_t value)
 		}
 		j = (j + 1) & (m->cap - 1);
 	}
-	m->slots[j] = (struct strmap_slot){key, h, value};
+	m->slots[j] = (struct strmap_slot){ key, h, value };
 	m->n++;
 	return 0;
 }
@@ -80,7 +80,7 @@ int strmap_get(const struct strmap *m, const char *key, intptr_t *value)
 void strmap_free(struct strmap *m)
 {
 	free(m->slots);
-	*m = (struct strmap){0};
+	*m = (struct strmap){ 0 };
 }
 
 /* ---- native_functions.yaml ---- */
@@ -91,10 +91,10 @@ struct yaml_state {
 	size_t n, cap;
 	const char *kernels[64];
 	size_t n_kernels;
-	int depth;         /* 1: the top sequence, 2: an entry, 3: dispatch */
-	bool expect_key;   /* at depth 2 or 3 */
-	bool in_dispatch;  /* the mapping at depth 3 is dispatch's */
-	char key[32];      /* the current key at depth 2 */
+	int depth;        /* 1: the top sequence, 2: an entry, 3: dispatch */
+	bool expect_key;  /* at depth 2 or 3 */
+	bool in_dispatch; /* the mapping at depth 3 is dispatch's */
+	char key[32];     /* the current key at depth 2 */
 	struct catalog_native_op cur;
 };
 
@@ -156,7 +156,7 @@ static int yaml_event(struct yaml_state *st, const yaml_event_t *ev)
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
 		if (st->depth == 1 && ev->type == YAML_MAPPING_START_EVENT) {
-			st->cur = (struct catalog_native_op){.hash = CATALOG_HASH_SEED};
+			st->cur = (struct catalog_native_op){ .hash = CATALOG_HASH_SEED };
 			st->n_kernels = 0;
 		}
 		if (st->depth == 2) {
@@ -183,14 +183,14 @@ static int yaml_event(struct yaml_state *st, const yaml_event_t *ev)
 	}
 }
 
-int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *path,
-			const char *data, size_t len)
+int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *path, const char *data,
+			size_t len)
 {
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))
 		return err_set(ERR_NOMEM, "%s: yaml parser", path);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-	struct yaml_state st = {.a = a};
+	struct yaml_state st = { .a = a };
 	int rc = 0;
 	for (;;) {
 		yaml_event_t ev;
@@ -227,15 +227,15 @@ int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *pat
 /* The kernel name when `line` starts a definition `Tensor[&] name(` not ending in ';'. */
 static size_t cpp_def_name(const char *line, size_t len, const char **name)
 {
-	static const char *const types[] = {"at::Tensor& ", "at::Tensor ", "Tensor& ", "Tensor "};
+	static const char *const types[] = { "at::Tensor& ", "at::Tensor ", "Tensor& ", "Tensor " };
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
 		size_t tl = strlen(types[t]);
 		if (len <= tl || memcmp(line, types[t], tl) != 0)
 			continue;
 		size_t i = tl, s = tl;
-		while (i < len && (line[i] == '_' || (line[i] >= 'a' && line[i] <= 'z') ||
-				   (line[i] >= 'A' && line[i] <= 'Z') ||
-				   (line[i] >= '0' && line[i] <= '9')))
+		while (i < len &&
+		       (line[i] == '_' || (line[i] >= 'a' && line[i] <= 'z') ||
+			(line[i] >= 'A' && line[i] <= 'Z') || (line[i] >= '0' && line[i] <= '9')))
 			i++;
 		if (i == s || i >= len || line[i] != '(')
 			return 0;
@@ -271,7 +271,7 @@ int catalog__parse_cpp(struct catalog_blob *b, struct arena *a, const char *data
 				return err_set(ERR_NOMEM, "C++ kernels");
 			}
 			ks = p;
-			ks[n] = (struct catalog_kernel){nm, lineno, lineno, CATALOG_HASH_SEED};
+			ks[n] = (struct catalog_kernel){ nm, lineno, lineno, CATALOG_HASH_SEED };
 			open = (int)n++;
 		}
 		if (open >= 0) {

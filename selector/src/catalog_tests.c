@@ -102,9 +102,12 @@ static int add_test(struct catalog *cat, size_t *cap, struct arena *a, size_t fi
 		return err_set(ERR_NOMEM, "catalog tests");
 	cat->tests = p;
 	struct catalog_test *t = &cat->tests[cat->n_tests];
-	*t = (struct catalog_test){.file = file, .function = fi, .class_name = class_name,
-				   .device_generic = device, .parametrized = param,
-				   .body_hash = fn->body_hash};
+	*t = (struct catalog_test){ .file = file,
+				    .function = fi,
+				    .class_name = class_name,
+				    .device_generic = device,
+				    .parametrized = param,
+				    .body_hash = fn->body_hash };
 	size_t n = strlen(f->path) + strlen(fn->name) + (class_name ? strlen(class_name) : 0) + 8;
 	char *id = scan__alloc(a, n);
 	if (!id)
@@ -133,7 +136,7 @@ static bool instantiated(const struct scan_file *sf, const char *cls,
 static int file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file)
 {
 	const struct scan_file *sf = cat->files[file].blob->scan;
-	bool is_test[CLASSES_MAX] = {0};
+	bool is_test[CLASSES_MAX] = { 0 };
 	test_classes(sf, is_test);
 	for (size_t i = 0; i < sf->n_functions; i++) {
 		const struct scan_function *fn = &sf->functions[i];

@@ -25,8 +25,8 @@ static const char *const default_fallback[] = {
 
 const char *selector_impact_signal_name(enum impact_signal s)
 {
-	static const char *const names[] = {"test-edited", "test-module", "opdb",     "symbol",
-					    "native",      "path-rule",   "coverage"};
+	static const char *const names[] = { "test-edited", "test-module", "opdb",    "symbol",
+					     "native",      "path-rule",   "coverage" };
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
@@ -44,7 +44,7 @@ int impact__add(struct ictx *x, const char *id, enum impact_signal sig, double s
 			return err_set(ERR_NOMEM, "impact candidates");
 		r->candidates = p;
 		idx = (intptr_t)r->n_candidates;
-		r->candidates[r->n_candidates++] = (struct impact_candidate){.id = id};
+		r->candidates[r->n_candidates++] = (struct impact_candidate){ .id = id };
 		if (strmap_put(&x->cand, id, idx))
 			return ERR_NOMEM;
 	}
@@ -64,7 +64,7 @@ int impact__add(struct ictx *x, const char *id, enum impact_signal sig, double s
 	char *d = strdup(buf);
 	if (!d)
 		return err_set(ERR_NOMEM, "impact reason");
-	c->reasons[c->n_reasons++] = (struct impact_reason){sig, d, score};
+	c->reasons[c->n_reasons++] = (struct impact_reason){ sig, d, score };
 	c->score += score;
 	return 0;
 }
@@ -83,10 +83,11 @@ static bool glob_path(const char *glob, const char *path)
 static int fallback_reason(struct ictx *x, char *buf, size_t n)
 {
 	const struct impact_config *cfg = x->cfg;
-	const char *const *globs = cfg && cfg->fallback_globs ? cfg->fallback_globs
-								: default_fallback;
-	size_t ng = cfg && cfg->fallback_globs ? cfg->n_fallback_globs
-					       : sizeof(default_fallback) / sizeof(*default_fallback);
+	const char *const *globs =
+	    cfg && cfg->fallback_globs ? cfg->fallback_globs : default_fallback;
+	size_t ng = cfg && cfg->fallback_globs
+			? cfg->n_fallback_globs
+			: sizeof(default_fallback) / sizeof(*default_fallback);
 	if (selector_change_set_limited(x->cs)) {
 		snprintf(buf, n, "change set incomplete: the %s limit (%llu) was hit",
 			 x->cs->limit_hits[0].what, (unsigned long long)x->cs->limit_hits[0].limit);
@@ -94,7 +95,7 @@ static int fallback_reason(struct ictx *x, char *buf, size_t n)
 	}
 	for (size_t i = 0; i < x->cs->n_files; i++) {
 		const struct file_change *fc = &x->cs->files[i];
-		const char *paths[2] = {fc->new_path.bytes, fc->old_path.bytes};
+		const char *paths[2] = { fc->new_path.bytes, fc->old_path.bytes };
 		for (size_t p = 0; p < 2; p++)
 			for (size_t g = 0; g < ng; g++)
 				if (glob_path(globs[g], paths[p])) {
@@ -238,8 +239,8 @@ static int opdb_side(struct ictx *x, const struct scan_file *sf, const struct fi
 	return 0;
 }
 
-static int opdb_signal(struct ictx *x, const struct catalog_file *hf,
-		       const struct catalog_file *bf, const struct file_change *fc)
+static int opdb_signal(struct ictx *x, const struct catalog_file *hf, const struct catalog_file *bf,
+		       const struct file_change *fc)
 {
 	bool outside = false;
 	int rc = opdb_side(x, bf ? bf->blob->scan : NULL, fc, 0, &outside);
@@ -283,10 +284,10 @@ static int native_yaml(struct ictx *x, const struct catalog_blob *hb, const stru
 
 static int kernel_ops(struct ictx *x, const char *kernel)
 {
-	const struct catalog *cats[2] = {x->head, x->base};
+	const struct catalog *cats[2] = { x->head, x->base };
 	for (int c = 0; c < 2; c++) {
 		const struct catalog_file *yf =
-			selector_catalog_file(cats[c], "aten/src/ATen/native/native_functions.yaml");
+		    selector_catalog_file(cats[c], "aten/src/ATen/native/native_functions.yaml");
 		const struct catalog_blob *b = yf ? yf->blob : NULL;
 		for (size_t i = 0; b && i < b->n_native_ops; i++)
 			for (size_t k = 0; k < b->native_ops[i].n_kernels; k++)
@@ -366,7 +367,7 @@ static int rules_signal(struct ictx *x, const char *path)
 	json_array_foreach(arr, k, v)
 	{
 		const struct catalog_test *t =
-			json_is_string(v) ? selector_catalog_test(x->head, json_string_value(v)) : NULL;
+		    json_is_string(v) ? selector_catalog_test(x->head, json_string_value(v)) : NULL;
 		int rc = t ? impact__add(x, t->id, IMPACT_COVERAGE, 0.7, "covers %s", path) : 0;
 		if (rc)
 			return rc;
@@ -438,7 +439,7 @@ int selector_impact_run(struct impact_result **out, const struct change_set *cha
 {
 	if (!out || !changes || !base || !head)
 		return err_set(ERR_INVAL, "impact_run: NULL argument");
-	struct ictx x = {.cs = changes, .base = base, .head = head, .cfg = config};
+	struct ictx x = { .cs = changes, .base = base, .head = head, .cfg = config };
 	x.max_depth = config && config->max_depth > 0 ? config->max_depth : IMPACT_DEPTH_MAX;
 	if (!(x.res = calloc(1, sizeof(*x.res))))
 		return err_set(ERR_NOMEM, "impact result");

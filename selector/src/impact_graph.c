@@ -54,7 +54,8 @@ static int seed_function(struct ictx *x, const char *module, const struct scan_f
 	const char *q = outer_qualname(sf, i);
 	int rc = seed(x, join(x, module, q), "changed");
 	if (!rc && f->class_index >= 0)
-		rc = seed(x, join(x, module, sf->classes[f->class_index].qualname), "method changed");
+		rc = seed(x, join(x, module, sf->classes[f->class_index].qualname),
+			  "method changed");
 	for (size_t r = 0; !rc && r < f->n_registers; r++) {
 		char op[256];
 		snprintf(op, sizeof(op), "%s", f->registers[r]);
@@ -139,7 +140,8 @@ static int build_aliases(struct ictx *x)
 			const char *key = join(x, cf->module, im->local);
 			if (!key)
 				return ERR_NOMEM;
-			if (strcmp(key, im->target) != 0 && strmap_put(&x->alias, key, (intptr_t)im->target))
+			if (strcmp(key, im->target) != 0 &&
+			    strmap_put(&x->alias, key, (intptr_t)im->target))
 				return ERR_NOMEM;
 		}
 	}
@@ -206,12 +208,13 @@ static int edge(struct ictx *x, const char *callee, const char *caller)
 	intptr_t idx;
 	if (!strmap_get(&x->rev, callee, &idx)) {
 		const char *k = scan__strndup(&x->arena, callee, strlen(callee));
-		void *p = scan__grow(x->callers, x->n_callers, &x->callers_cap, sizeof(*x->callers));
+		void *p =
+		    scan__grow(x->callers, x->n_callers, &x->callers_cap, sizeof(*x->callers));
 		if (!k || !p)
 			return err_set(ERR_NOMEM, "call graph");
 		x->callers = p;
 		idx = (intptr_t)x->n_callers;
-		x->callers[x->n_callers++] = (struct callers){0};
+		x->callers[x->n_callers++] = (struct callers){ 0 };
 		if (strmap_put(&x->rev, k, idx))
 			return ERR_NOMEM;
 	}
@@ -229,7 +232,7 @@ static int edge(struct ictx *x, const char *callee, const char *caller)
 static int file_edges(struct ictx *x, const struct catalog_file *cf)
 {
 	const struct scan_file *sf = cf->blob->scan;
-	struct strmap local = {0};
+	struct strmap local = { 0 };
 	int rc = local_names(&local, sf);
 	char buf[1024];
 	for (size_t i = 0; !rc && i < sf->n_functions; i++) {
@@ -240,7 +243,8 @@ static int file_edges(struct ictx *x, const struct catalog_file *cf)
 			break;
 		}
 		if (f->class_index >= 0 && f->parent_function < 0)
-			rc = edge(x, caller, join(x, cf->module, sf->classes[f->class_index].qualname));
+			rc = edge(x, caller,
+				  join(x, cf->module, sf->classes[f->class_index].qualname));
 		for (size_t u = 0; !rc && u < f->n_uses; u++)
 			rc = edge(x, resolve(x, cf->module, &local, f->uses[u], buf, sizeof(buf)),
 				  caller);
@@ -261,7 +265,7 @@ static int closure(struct ictx *x)
 		for (size_t s = 0; s < m->cap && !rc; s++) {
 			if (!m->slots[s].key)
 				continue;
-			const char *syms[2] = {m->slots[s].key, NULL};
+			const char *syms[2] = { m->slots[s].key, NULL };
 			if (pass) {
 				syms[0] = join(x, "torch", m->slots[s].key);
 				char *dot = scan__alloc(&x->arena, strlen(m->slots[s].key) + 2);
@@ -327,10 +331,11 @@ static long hit(const struct ictx *x, char *sym)
 static int tests_signal(struct ictx *x)
 {
 	char buf[1024];
-	struct strmap none = {0};
+	struct strmap none = { 0 };
 	for (size_t i = 0; i < x->head->n_tests; i++) {
 		const struct catalog_test *t = &x->head->tests[i];
-		const struct scan_function *f = &x->head->files[t->file].blob->scan->functions[t->function];
+		const struct scan_function *f =
+		    &x->head->files[t->file].blob->scan->functions[t->function];
 		long best = -1;
 		char what[256] = "";
 		for (size_t u = 0; u < f->n_uses; u++) {

@@ -26,8 +26,8 @@ struct ictx {
 	json_t *coverage;
 	/* the call graph */
 	struct arena arena;
-	struct strmap alias;   /* "pkg.name" -> the target it re-exports */
-	struct strmap rev;     /* callee -> index in callers */
+	struct strmap alias; /* "pkg.name" -> the target it re-exports */
+	struct strmap rev;   /* callee -> index in callers */
 	struct callers *callers;
 	size_t n_callers, callers_cap;
 	struct strmap impacted; /* symbol -> distance */

@@ -26,11 +26,11 @@ enum catalog_file_kind {
 
 /* One native_functions.yaml entry. */
 struct catalog_native_op {
-	const char *func;      /* "add.Tensor" */
-	const char *op;        /* "add" (the name before the overload) */
-	const char **kernels;  /* dispatch kernel names: "add_kernel" */
+	const char *func;     /* "add.Tensor" */
+	const char *op;       /* "add" (the name before the overload) */
+	const char **kernels; /* dispatch kernel names: "add_kernel" */
 	size_t n_kernels;
-	uint64_t hash;         /* every scalar of the entry */
+	uint64_t hash; /* every scalar of the entry */
 };
 
 /* One C++ kernel definition (`Tensor name(` at the start of a line). */
@@ -42,7 +42,7 @@ struct catalog_kernel {
 
 /* The result of reading one blob: exactly one of the members is set, by kind. */
 struct catalog_blob {
-	struct scan_file *scan; /* TEST, SOURCE */
+	struct scan_file *scan;               /* TEST, SOURCE */
 	struct catalog_native_op *native_ops; /* YAML */
 	size_t n_native_ops;
 	struct catalog_kernel *kernels; /* CPP */
@@ -50,7 +50,7 @@ struct catalog_blob {
 };
 
 struct catalog_file {
-	const char *path; /* relative to the repository */
+	const char *path;   /* relative to the repository */
 	const char *module; /* "torch.nn.functional", "torch.nn" for an __init__.py; tests: NULL */
 	enum catalog_file_kind kind;
 	bool opdb; /* an op database file (common_methods_invocations.py, opinfo/definitions/) */
@@ -60,21 +60,21 @@ struct catalog_file {
 
 /* Which OpInfo entries an @ops(...) decorator selects. */
 enum catalog_opset {
-	CATALOG_OPSET_NONE = 0, /* not an @ops test */
-	CATALOG_OPSET_ALL,      /* op_db, or an expression not understood: every op */
-	CATALOG_OPSET_UNARY,    /* unary_ufuncs: UnaryUfuncInfo entries */
-	CATALOG_OPSET_BINARY,   /* binary_ufuncs */
+	CATALOG_OPSET_NONE = 0,  /* not an @ops test */
+	CATALOG_OPSET_ALL,       /* op_db, or an expression not understood: every op */
+	CATALOG_OPSET_UNARY,     /* unary_ufuncs: UnaryUfuncInfo entries */
+	CATALOG_OPSET_BINARY,    /* binary_ufuncs */
 	CATALOG_OPSET_REDUCTION, /* reduction_ops */
-	CATALOG_OPSET_NAMES,    /* string literals in the argument: exactly those op names */
+	CATALOG_OPSET_NAMES,     /* string literals in the argument: exactly those op names */
 };
 
 struct catalog_test {
-	const char *id;        /* "test/nn/test_x.py::TestX::test_y", "test/t.py::test_f" */
-	size_t file;           /* index in catalog files */
-	int function;          /* index in the file's scan functions */
+	const char *id;         /* "test/nn/test_x.py::TestX::test_y", "test/t.py::test_f" */
+	size_t file;            /* index in catalog files */
+	int function;           /* index in the file's scan functions */
 	const char *class_name; /* NULL for a module-level test */
-	bool device_generic;   /* instantiate_device_type_tests applies to its class */
-	bool parametrized;     /* instantiate_parametrized_tests applies */
+	bool device_generic;    /* instantiate_device_type_tests applies to its class */
+	bool parametrized;      /* instantiate_parametrized_tests applies */
 	uint64_t body_hash;
 	enum catalog_opset opset;
 	const char **op_names; /* CATALOG_OPSET_NAMES */

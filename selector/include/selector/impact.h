@@ -16,13 +16,13 @@
 #include "selector/changes.h"
 
 enum impact_signal {
-	IMPACT_TEST_EDITED,   /* the test's body changed, or it was added */
-	IMPACT_TEST_MODULE,   /* module-level code of its file changed */
-	IMPACT_OPDB,          /* an op database entry of an op it runs over changed */
-	IMPACT_SYMBOL,        /* it uses a changed function/class, or a caller of one */
-	IMPACT_NATIVE,        /* an op it reaches changed in native code or a registration */
-	IMPACT_PATH_RULE,     /* a configured path rule */
-	IMPACT_COVERAGE,      /* the coverage map */
+	IMPACT_TEST_EDITED, /* the test's body changed, or it was added */
+	IMPACT_TEST_MODULE, /* module-level code of its file changed */
+	IMPACT_OPDB,        /* an op database entry of an op it runs over changed */
+	IMPACT_SYMBOL,      /* it uses a changed function/class, or a caller of one */
+	IMPACT_NATIVE,      /* an op it reaches changed in native code or a registration */
+	IMPACT_PATH_RULE,   /* a configured path rule */
+	IMPACT_COVERAGE,    /* the coverage map */
 };
 
 struct impact_reason {
@@ -57,7 +57,7 @@ struct impact_config {
 
 struct impact_result {
 	bool fallback;
-	char *fallback_reason; /* "build file changed: setup.py" */
+	char *fallback_reason;               /* "build file changed: setup.py" */
 	struct impact_candidate *candidates; /* sorted by id; every head test when fallback */
 	size_t n_candidates;
 };

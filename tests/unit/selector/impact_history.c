@@ -34,8 +34,9 @@ Test(impact_history, every_commit_of_a_small_history)
 {
 	char dir[] = "/tmp/sel-impact-hist-XXXXXX";
 	cr_assert_not_null(mkdtemp(dir));
-	struct selector_fixture_opts fo = {.out = dir, .scale = SELECTOR_FIXTURE_SMALL, .seed = 7,
-					   .no_checkout = 1};
+	struct selector_fixture_opts fo = {
+		.out = dir, .scale = SELECTOR_FIXTURE_SMALL, .seed = 7, .no_checkout = 1
+	};
 	cr_assert_eq(selector_fixture_generate(&fo, NULL), 0, "%s", err_last());
 	char path[512];
 	snprintf(path, sizeof(path), "%s/.ground_truth/commits.jsonl", dir);
@@ -59,7 +60,8 @@ Test(impact_history, every_commit_of_a_small_history)
 		const char *id = json_string_value(json_object_get(c, "id"));
 		const char *base = json_string_value(json_array_get(parents, 0));
 		struct change_set *cs;
-		cr_assert_eq(selector_changes_from_git(&cs, dir, base, id, NULL), 0, "%s", err_last());
+		cr_assert_eq(selector_changes_from_git(&cs, dir, base, id, NULL), 0, "%s",
+			     err_last());
 		struct catalog *cb, *ch;
 		cr_assert_eq(selector_catalog_build(&cb, dir, base, cache), 0, "%s", err_last());
 		cr_assert_eq(selector_catalog_build(&ch, dir, id, cache), 0, "%s", err_last());
@@ -73,10 +75,13 @@ Test(impact_history, every_commit_of_a_small_history)
 		} else {
 			if (truth_fb) {
 				missed_fallback++;
-				fprintf(stderr, "commit %.10s (%s): truth says fallback, selector did not\n",
-					id, json_string_value(json_object_get(c, "kind")));
+				fprintf(
+				    stderr,
+				    "commit %.10s (%s): truth says fallback, selector did not\n",
+				    id, json_string_value(json_object_get(c, "kind")));
 			}
-			ratio_sum += ch->n_tests ? (double)r->n_candidates / (double)ch->n_tests : 0;
+			ratio_sum +=
+			    ch->n_tests ? (double)r->n_candidates / (double)ch->n_tests : 0;
 			ratio_n++;
 			json_t *aff = json_object_get(c, "affected");
 			size_t k;
