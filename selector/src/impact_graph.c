@@ -343,7 +343,7 @@ static int tests_signal(struct ictx *x)
 			long d = hit(x, buf);
 			if (d >= 0 && (best < 0 || d < best)) {
 				best = d;
-				snprintf(what, sizeof(what), "%s", buf);
+				snprintf(what, sizeof(what), "%.250s", buf);
 			}
 		}
 		int rc = best < 0 ? 0
