@@ -37,7 +37,8 @@ Test(impact_history, every_commit_of_a_small_history)
 	struct selector_fixture_opts fo = {
 		.out = dir, .scale = SELECTOR_FIXTURE_SMALL, .seed = 7, .no_checkout = 1
 	};
-	cr_assert_eq(selector_fixture_generate(&fo, NULL), 0, "%s", err_last());
+	struct selector_fixture_stats st;
+	cr_assert_eq(selector_fixture_generate(&fo, &st), 0, "%s", err_last());
 	char path[512];
 	snprintf(path, sizeof(path), "%s/.ground_truth/commits.jsonl", dir);
 	FILE *fp = fopen(path, "r");
