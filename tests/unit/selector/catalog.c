@@ -54,7 +54,7 @@ static const char *opdb = "op_db = [\n    UnaryUfuncInfo('exp'),\n    OpInfo('mu
 
 struct fx {
 	struct test_repo t;
-	char c[5][41];
+	char c[8][41];
 };
 
 static void build(struct fx *f)
@@ -81,6 +81,18 @@ static void build(struct fx *f)
 	const char *p3[] = { f->c[3] };
 	struct test_edit e4[] = { { "setup.py", M, "x = 1\n", 0 } };
 	test_repo_commit(&f->t, f->c[4], NULL, "c4", p3, 1, e4, 1);
+	const char *p4[] = { f->c[4] };
+	struct test_edit e5[] = {
+		{ "torch/testing/_internal/common_methods_invocations.py", M,
+		  "op_db = [\n    UnaryUfuncInfo('exp', x=1),\n    OpInfo('mul'),\n]\n", 0 }
+	};
+	test_repo_commit(&f->t, f->c[5], NULL, "c5", p4, 1, e5, 1);
+	const char *p5[] = { f->c[5] };
+	struct test_edit e6[] = { { "docs/index.md", M, "hello\n", 0 } };
+	test_repo_commit(&f->t, f->c[6], NULL, "c6", p5, 1, e6, 1);
+	const char *p6[] = { f->c[6] };
+	struct test_edit e7[] = { { "torch/nn/_impl.py", M, NULL, 0 } };
+	test_repo_commit(&f->t, f->c[7], NULL, "c7", p6, 1, e7, 1);
 }
 
 Test(catalog, tests_and_native)
@@ -131,7 +143,8 @@ Test(catalog, tests_and_native)
 	test_repo_destroy(&f.t);
 }
 
-static void expect(struct fx *f, int from, const char *const *ids, size_t n, bool fallback)
+static void expect_cfg(struct fx *f, int from, const char *const *ids, size_t n, bool fallback,
+		       const struct impact_config *cfg)
 {
 	struct catalog_cache *cache;
 	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
@@ -141,7 +154,7 @@ static void expect(struct fx *f, int from, const char *const *ids, size_t n, boo
 	cr_assert_eq(selector_catalog_build(&b, f->t.dir, f->c[from], cache), 0);
 	cr_assert_eq(selector_catalog_build(&h, f->t.dir, f->c[from + 1], cache), 0);
 	struct impact_result *r;
-	cr_assert_eq(selector_impact_run(&r, cs, b, h, NULL), 0, "%s", err_last());
+	cr_assert_eq(selector_impact_run(&r, cs, b, h, cfg), 0, "%s", err_last());
 	cr_assert_eq(r->fallback, fallback, "commit %d", from + 1);
 	if (!fallback) {
 		cr_assert_eq(r->n_candidates, n, "commit %d: %zu candidates", from + 1,
@@ -158,6 +171,11 @@ static void expect(struct fx *f, int from, const char *const *ids, size_t n, boo
 	selector_catalog_cache_destroy(cache);
 }
 
+static void expect(struct fx *f, int from, const char *const *ids, size_t n, bool fallback)
+{
+	expect_cfg(f, from, ids, n, fallback, NULL);
+}
+
 Test(impact, each_signal)
 {
 	struct fx f;
@@ -170,5 +188,27 @@ Test(impact, each_signal)
 				 "test/test_a.py::TestD::test_n" };
 	expect(&f, 2, native, 2, false); /* mul_k -> mul -> x.mul(), @ops('mul') */
 	expect(&f, 3, NULL, 0, true);    /* setup.py */
+	const char *opdb_ids[] = { "test/test_a.py::TestD::test_u" };
+	expect(&f, 4, opdb_ids, 1, false); /* UnaryUfuncInfo('exp') edited: @ops(unary_ufuncs) */
+	expect(&f, 5, NULL, 0, false);     /* docs: nothing */
+	expect(&f, 6, NULL, 0, true);      /* a deleted torch module */
+	/* A path rule and a coverage map on the docs commit. */
+	const char *ids[] = { "test/test_a.py::test_free" };
+	struct impact_path_rule rule = { "docs/*", "*::TestA::*", NULL, 0, 0.5 };
+	struct impact_config cfg = { .rules = &rule,
+				     .n_rules = 1,
+				     .coverage_json =
+					 "{\"docs/index.md\": [\"test/test_a.py::test_free\", "
+					 "\"test/gone.py::test_x\"]}" };
+	const char *both[] = { "test/test_a.py::TestA::test_one", "test/test_a.py::TestA::test_two",
+			       "test/test_a.py::test_free" };
+	expect_cfg(&f, 5, both, 3, false, &cfg);
+	cfg.n_rules = 0;
+	expect_cfg(&f, 5, ids, 1, false, &cfg);
+	/* A fallback list of our own: docs fall back, setup.py does not. */
+	const char *globs[] = { "docs/**" };
+	struct impact_config fb = { .fallback_globs = globs, .n_fallback_globs = 1 };
+	expect_cfg(&f, 5, NULL, 0, true, &fb);
+	expect_cfg(&f, 3, NULL, 0, false, &fb);
 	test_repo_destroy(&f.t);
 }
