@@ -37,12 +37,12 @@
 #define YAML_NODES_MAX  1000000
 
 /* ---- changes (selector stage 1) ---- */
-#define DIFF_BYTES_MAX  (256 * MIB)
-#define DIFF_FILES_MAX  100000
-#define DIFF_HUNKS_MAX  1000000
-#define PYTHON_FILE_MAX (16 * MIB)
-#define DIFF_COMMITS_MAX 100000 /* commit messages kept for one range */
-#define DIFF_LINE_MAX   1000000000 /* a hunk's line number or count */
+#define DIFF_BYTES_MAX   (256 * MIB)
+#define DIFF_FILES_MAX   100000
+#define DIFF_HUNKS_MAX   1000000
+#define PYTHON_FILE_MAX  (16 * MIB)
+#define DIFF_COMMITS_MAX 100000     /* commit messages kept for one range */
+#define DIFF_LINE_MAX    1000000000 /* a hunk's line number or count */
 
 /* ---- the synthetic upstream (selector fixture) ---- */
 #define FIXTURE_FILE_MAX       (64 * MIB)  /* one rendered file */
@@ -57,8 +57,8 @@
 
 /* The selector's catalog (stage 2): files of interest in one tree, blobs kept by the cache, the
  * call graph's reverse-closure depth. */
-#define CATALOG_FILES_MAX  200000
-#define CATALOG_CACHE_MAX  400000
-#define IMPACT_DEPTH_MAX   12
+#define CATALOG_FILES_MAX 200000
+#define CATALOG_CACHE_MAX 400000
+#define IMPACT_DEPTH_MAX  12
 
 #endif
