@@ -41,6 +41,8 @@
 #define DIFF_FILES_MAX  100000
 #define DIFF_HUNKS_MAX  1000000
 #define PYTHON_FILE_MAX (16 * MIB)
+#define DIFF_COMMITS_MAX 100000 /* commit messages kept for one range */
+#define DIFF_LINE_MAX   1000000000 /* a hunk's line number or count */
 
 /* ---- emulator programs (spyre-emu) ---- */
 #define SPYRE_PROGRAM_INSNS_MAX 1000000 /* instructions in one core's program */
