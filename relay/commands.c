@@ -7,5 +7,6 @@
 
 const struct cli_command cli_commands[] = {
 	{ "emu", cmd_emu_main, cmd_emu_summary, cmd_emu_help },
+	{ "fixture", cmd_fixture_main, cmd_fixture_summary, cmd_fixture_help },
 	{ NULL, NULL, NULL, NULL },
 };

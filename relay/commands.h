@@ -6,4 +6,8 @@ int cmd_emu_main(int argc, char **argv);
 extern const char cmd_emu_summary[];
 extern const char cmd_emu_help[];
 
+int cmd_fixture_main(int argc, char **argv);
+extern const char cmd_fixture_summary[];
+extern const char cmd_fixture_help[];
+
 #endif

@@ -1,0 +1,206 @@
+/* The synthetic upstream's files that are not the model: build files, the common test
+ * utilities, conftest.py and run_test.py (each versioned, because the history edits them),
+ * package __init__.py files, documentation, two binary files, and filler (headers, C++ sources,
+ * tools, docs) up to the scale's file count, so that the tree is as wide as PyTorch's. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "fixture_int.h"
+
+static int put(struct fx_gen *g, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int put(struct fx_gen *g, const char *path, const char *fmt, ...)
+{
+	buf_reset(&g->text);
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = buf_vappendf(&g->text, fmt, ap);
+	va_end(ap);
+	if (rc)
+		return err_set(rc, "fixture: rendering %s", path);
+	return fixture__file_set_text(g, path);
+}
+
+static const char *const docs[] = { "docs/source/index.rst", "docs/source/nn.rst",
+				     "docs/source/notes/autograd.rst", "README.md" };
+static const char *const bins[] = { "docs/source/_static/img/pytorch-logo-dark.png",
+				    "test/assets/linear_model.pt" };
+
+static int write_binary(struct fx_gen *g, int i)
+{
+	unsigned char data[2048];
+	struct fx_rng r = { 0x5eedULL * (uint64_t)(i + 1) + g->v_bin[i] };
+	for (size_t k = 0; k < sizeof(data); k++)
+		data[k] = (unsigned char)fixture__rand(&r);
+	memcpy(data, i == 0 ? "\x89PNG\r\n\x1a\n" : "PK\x03\x04\0\0\0\0", 8);
+	data[100] = 0; /* a NUL byte: git calls it binary */
+	return fixture__file_set(g, bins[i], data, sizeof(data));
+}
+
+int fixture__write_infra(struct fx_gen *g, int which)
+{
+	switch (which) {
+	case FX_INFRA_INIT:
+		if (fixture__render_init(g))
+			return ERR_LIMIT;
+		return fixture__file_set_text(g, "torch/__init__.py");
+	case FX_INFRA_SETUP:
+		return put(g, "setup.py",
+			   "\"\"\"Builds torch (synthetic).\"\"\"\nfrom setuptools import setup\n\n"
+			   "BUILD_REV = %u\n\nsetup(name=\"torch\", version=\"2.%u.0\", "
+			   "packages=[\"torch\"])\n",
+			   g->v_build[0], g->v_build[0]);
+	case FX_INFRA_CMAKE:
+		return put(g, "CMakeLists.txt",
+			   "cmake_minimum_required(VERSION 3.18)\nproject(Torch CXX C)\n"
+			   "set(TORCH_BUILD_REV %u)\nadd_subdirectory(aten)\n",
+			   g->v_build[1]);
+	case FX_INFRA_CMAKE_DEPS:
+		return put(g, "cmake/Dependencies.cmake",
+			   "# Third-party dependencies.\nset(USE_OPENMP ON)\nset(DEPS_REV %u)\n",
+			   g->v_build[2]);
+	case FX_INFRA_ATEN_CMAKE:
+		return put(g, "aten/src/ATen/CMakeLists.txt",
+			   "file(GLOB native_cpp \"native/*.cpp\")\nset(ATEN_REV %u)\n"
+			   "add_library(ATen ${native_cpp})\n",
+			   g->v_build[3]);
+	case FX_INFRA_CONFTEST:
+		return put(g, "test/conftest.py",
+			   "\"\"\"pytest configuration for the test suite.\"\"\"\nimport pytest\n\n"
+			   "_REV = %u\n\n\ndef pytest_addoption(parser):\n"
+			   "    parser.addoption(\"--use-main-module\", action=\"store_true\")\n",
+			   g->v_conftest);
+	case FX_INFRA_RUN_TEST:
+		return put(g, "test/run_test.py",
+			   "#!/usr/bin/env python3\n\"\"\"Runs the test suite in shards.\"\"\"\n"
+			   "import sys\n\nRUN_REV = %u\n\n\ndef main():\n    return 0\n\n\n"
+			   "if __name__ == \"__main__\":\n    sys.exit(main())\n",
+			   g->v_run_test);
+	case FX_INFRA_COMMON:
+		return put(g, "torch/testing/_internal/common_utils.py",
+			   "\"\"\"Test utilities shared by every test file.\"\"\"\nimport unittest\n\n"
+			   "import torch\n\nCOMMON_REV = %u\n\n\nclass TestCase(unittest.TestCase):\n"
+			   "    def assertEqual(self, a, b, atol=None, rtol=None, msg=None):\n"
+			   "        return a == b or COMMON_REV\n\n\ndef run_tests():\n"
+			   "    unittest.main()\n",
+			   g->v_common);
+	default:
+		return err_set(ERR_INVAL, "fixture: no infrastructure file %d", which);
+	}
+}
+
+static int write_docs(struct fx_gen *g, int i)
+{
+	return put(g, docs[i], "%s\n\nRevision %u of this page (synthetic).\n", docs[i],
+		   g->v_docs[i]);
+}
+
+int fixture__write_doc_or_bin(struct fx_gen *g, int bin, int i)
+{
+	return bin ? write_binary(g, i & 1) : write_docs(g, i & 3);
+}
+
+static int write_testing(struct fx_gen *g)
+{
+	int rc = put(g, "torch/testing/_internal/common_device_type.py",
+		     "\"\"\"Device-generic test classes.\"\"\"\nimport torch\n\n\n"
+		     "def instantiate_device_type_tests(cls, scope, except_for=None):\n"
+		     "    scope[cls.__name__ + 'CPU'] = cls\n\n\ndef dtypes(*args):\n"
+		     "    return lambda f: f\n\n\ndef ops(op_list, dtypes=None):\n"
+		     "    return lambda f: f\n\n\ndef toleranceOverride(d):\n    return d\n\n\n"
+		     "def tol(atol, rtol):\n    return (atol, rtol)\n");
+	rc = rc ? rc : put(g, "torch/testing/_internal/common_dtype.py",
+			   "import torch\n\n\ndef floating_types():\n"
+			   "    return (torch.float32, torch.float64)\n");
+	rc = rc ? rc : put(g, "torch/testing/_internal/opinfo/core.py",
+			   "\"\"\"OpInfo and its kin.\"\"\"\n\n\nclass OpInfo:\n"
+			   "    def __init__(self, name, **kwargs):\n        self.name = name\n\n\n"
+			   "class UnaryUfuncInfo(OpInfo):\n    pass\n\n\n"
+			   "class BinaryUfuncInfo(OpInfo):\n    pass\n\n\n"
+			   "class ReductionOpInfo(OpInfo):\n    pass\n");
+	rc = rc ? rc : put(g, "torch/testing/_internal/opinfo/__init__.py", "\n");
+	rc = rc ? rc : put(g, "torch/testing/_internal/__init__.py", "\n");
+	rc = rc ? rc : put(g, "torch/testing/__init__.py", "\"\"\"torch.testing.\"\"\"\n");
+	rc = rc ? rc : put(g, "torch/_decomp/__init__.py",
+			   "\n\ndef register_decomposition(op):\n    return lambda f: f\n");
+	if (rc)
+		return rc;
+	buf_reset(&g->text);
+	if (buf_appendf(&g->text, "\"\"\"Op database families.\"\"\"\n"))
+		return ERR_LIMIT;
+	for (uint32_t i = 0; i < g->sc.def_files; i++)
+		if (buf_appendf(&g->text, "from torch.testing._internal.opinfo.definitions import %s\n",
+				fixture__def_names[i]))
+			return ERR_LIMIT;
+	if (buf_appendf(&g->text, "\nop_db = [\n"))
+		return ERR_LIMIT;
+	for (uint32_t i = 0; i < g->sc.def_files; i++)
+		if (buf_appendf(&g->text, "    *%s.op_db,\n", fixture__def_names[i]))
+			return ERR_LIMIT;
+	if (buf_appendf(&g->text, "]\n"))
+		return ERR_LIMIT;
+	return fixture__file_set_text(g, "torch/testing/_internal/opinfo/definitions/__init__.py");
+}
+
+/* torch/<pkg>/__init__.py and torch/<pkg>/<sub>/__init__.py for every module's directory. */
+static int write_package_inits(struct fx_gen *g)
+{
+	char path[FX_PATH_MAX + 16];
+	for (uint32_t mi = 0; mi < g->nmods; mi++) {
+		const char *p = g->mods[mi].path;
+		for (const char *s = strchr(p + 6, '/'); s; s = strchr(s + 1, '/')) {
+			snprintf(path, sizeof(path), "%.*s/__init__.py", (int)(s - p), p);
+			int rc = put(g, path, "\"\"\"%.*s.\"\"\"\n", (int)(s - p), p);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static const char *const filler_dirs[] = { "c10/util",	 "c10/core",	 "torch/csrc/autograd",
+					   "torch/csrc/jit/passes", "third_party/kineto/src",
+					   "aten/src/ATen/cpu", "benchmarks/operator",
+					   "docs/source/api", "tools/codegen", "caffe2/core" };
+#define NFD (sizeof(filler_dirs) / sizeof(filler_dirs[0]))
+
+static int write_filler(struct fx_gen *g)
+{
+	size_t have = fixture__tree_files(&g->root);
+	size_t want = g->sc.files_target > have ? g->sc.files_target - have : 0;
+	char path[FX_PATH_MAX];
+	for (size_t k = 0; k < want; k++) {
+		size_t d = k / 150;
+		const char *dir = filler_dirs[d % NFD];
+		const char *ext = d % NFD < 2 ? "h" : d % NFD == 6 || d % NFD == 8 ? "py"
+						   : d % NFD == 7		 ? "rst"
+										 : "cpp";
+		snprintf(path, sizeof(path), "%s%zu/part_%zu.%s", dir, d / NFD, k, ext);
+		int rc = put(g, path, "%s %s: generated filler %zu\n",
+			     !strcmp(ext, "py") ? "#" : !strcmp(ext, "rst") ? ".." : "//", path, k);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int fixture__write_static(struct fx_gen *g)
+{
+	int rc = 0;
+	for (int w = FX_INFRA_INIT; !rc && w <= FX_INFRA_COMMON; w++)
+		rc = fixture__write_infra(g, w);
+	for (int i = 0; !rc && i < 4; i++)
+		rc = write_docs(g, i);
+	for (int i = 0; !rc && i < 2; i++)
+		rc = write_binary(g, i);
+	rc = rc ? rc : write_testing(g);
+	rc = rc ? rc : write_package_inits(g);
+	rc = rc ? rc : put(g, "torch/nn/__init__.py", "from torch.nn import functional\n");
+	rc = rc ? rc : put(g, "pyproject.toml", "[build-system]\nrequires = [\"setuptools\"]\n");
+	rc = rc ? rc : put(g, "test/__init__.py", "\n");
+	rc = rc ? rc : put(g, "aten/src/ATen/native/README.md",
+			   "Native operators: see native_functions.yaml.\n");
+	return rc ? rc : write_filler(g);
+}
