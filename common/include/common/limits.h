@@ -43,6 +43,8 @@
 #define PYTHON_FILE_MAX (16 * MIB)
 #define DIFF_COMMITS_MAX 100000 /* commit messages kept for one range */
 #define DIFF_LINE_MAX   1000000000 /* a hunk's line number or count */
+#define SELECT_TESTS_MAX 10000000 /* candidates of one selection */
+#define SELECT_DIFF_INPUT_MAX (256 * MIB) /* --diff FILE|- read into memory */
 
 /* ---- emulator programs (spyre-emu) ---- */
 #define SPYRE_PROGRAM_INSNS_MAX 1000000 /* instructions in one core's program */
