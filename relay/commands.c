@@ -8,5 +8,6 @@
 const struct cli_command cli_commands[] = {
 	{ "emu", cmd_emu_main, cmd_emu_summary, cmd_emu_help },
 	{ "fixture", cmd_fixture_main, cmd_fixture_summary, cmd_fixture_help },
+	{ "select", cmd_select_main, cmd_select_summary, cmd_select_help },
 	{ NULL, NULL, NULL, NULL },
 };
