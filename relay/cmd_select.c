@@ -101,9 +101,8 @@ static void progress(void *ctx, const char *what, size_t done, size_t total)
 	if (total < PROGRESS_MIN)
 		return;
 	int width = 30, fill = (int)((double)done / (double)total * width);
-	fprintf(stderr, "\r[%.*s%*s] %3d%% %s %zu/%zu", fill,
-		"##############################", width - fill, "", (int)(100.0 * done / total),
-		what, done, total);
+	fprintf(stderr, "\r[%.*s%*s] %3d%% %s %zu/%zu", fill, "##############################",
+		width - fill, "", (int)(100.0 * done / total), what, done, total);
 	if (done == total)
 		fprintf(stderr, "\r\033[K");
 	fflush(stderr);
@@ -172,12 +171,13 @@ static int load_specs(const struct select_args *a, struct spec_set **set)
 	testspecs_diags_init(&diags);
 	if (rc == 0 && a->n_specs == 0) {
 		snprintf(dflt, sizeof dflt, "%s/spyre/specs", a->repo);
-		rc = access(dflt, R_OK) == 0 ? testspecs_load_path(*set, dflt, &o)
-					     : err_set(ERR_NOTFOUND, "no --specs given and no %s",
-						       dflt);
+		rc = access(dflt, R_OK) == 0
+			 ? testspecs_load_path(*set, dflt, &o)
+			 : err_set(ERR_NOTFOUND, "no --specs given and no %s", dflt);
 	}
 	for (size_t i = 0; i < a->n_specs && rc == 0; i++)
-		rc = testspecs_load_path(*set, a->specs[i], &o);
+		if ((rc = testspecs_load_path(*set, a->specs[i], &o)) < 0)
+			err_prefix("--specs %s: ", a->specs[i]);
 	for (size_t i = 0; i < diags.n; i++) {
 		char line[1024];
 		testspecs_diag_format(&diags.v[i], line, sizeof line);
@@ -293,7 +293,8 @@ const char cmd_select_help[] =
     "Options:\n"
     "  --repo DIR       the upstream git repository (specs paths: ${TORCH_ROOT} is DIR)\n"
     "  --base, --head   revisions (branch, tag, id, HEAD~3)\n"
-    "  --diff FILE|-    a unified diff (git's format) instead; the catalog is DIR's HEAD\n"
+    "  --diff FILE|-    a unified diff (git's format) instead; the catalog is DIR's HEAD.\n"
+    "                   Context lines widen hunks: git diff -U0 is the precise input\n"
     "  --specs PATH     a spec file or a directory of them, repeatable (default DIR/spyre/specs)\n"
     "  --tier LABEL     resolve the specs for this label (smoke, regression, ...)\n"
     "  --budget B       N tests, Ns seconds, or N% of the eligible tests\n"
@@ -314,6 +315,6 @@ const char cmd_select_help[] =
     "  spyre-ci fixture upstream --out /tmp/up --seed 1\n"
     "  spyre-ci select --repo /tmp/up --base HEAD~1 --head HEAD\n"
     "  spyre-ci select --repo /tmp/up --base HEAD~10 --head HEAD --budget 5% --shards 4 --json\n"
-    "  git -C /tmp/up diff HEAD~1 | spyre-ci select --repo /tmp/up --diff -\n"
+    "  git -C /tmp/up diff -U0 HEAD~1 | spyre-ci select --repo /tmp/up --diff -\n"
     "  spyre-ci select --repo /tmp/up --base HEAD~1 --head HEAD \\\n"
     "      --explain test/test_nn_0.py::TestNn0::test_fold_0\n";

@@ -86,7 +86,8 @@ static bool is_test_class(const struct scan_class *c)
 static bool has_ops_decorator(const struct scan_function *fn)
 {
 	for (size_t i = 0; i < fn->n_decorators; i++)
-		if (!strcmp(fn->decorators[i].name, "ops") || ends_with(fn->decorators[i].name, ".ops"))
+		if (!strcmp(fn->decorators[i].name, "ops") ||
+		    ends_with(fn->decorators[i].name, ".ops"))
 			return true;
 	return false;
 }

@@ -14,10 +14,10 @@
 #include "selector/select.h"
 
 struct front_test {
-	char *id;            /* path::Class::method */
+	char *id; /* path::Class::method */
 	const struct scan_file *file;
 	const struct scan_function *fn;
-	const char **ops;    /* the body's torch.* uses (for kernel cases); borrowed from file */
+	const char **ops; /* the body's torch.* uses (for kernel cases); borrowed from file */
 	size_t n_ops;
 	bool opinfo;
 };

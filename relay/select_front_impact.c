@@ -54,7 +54,8 @@ static bool base_has(const struct scan_file *base, const struct front_test *t)
 	for (size_t i = 0; base && i < base->n_functions; i++) {
 		const struct scan_function *fn = &base->functions[i];
 		const char *bc = fn->class_index >= 0 ? base->classes[fn->class_index].name : NULL;
-		if (!strcmp(fn->name, t->fn->name) && ((!cls && !bc) || (cls && bc && !strcmp(cls, bc))))
+		if (!strcmp(fn->name, t->fn->name) &&
+		    ((!cls && !bc) || (cls && bc && !strcmp(cls, bc))))
 			return true;
 	}
 	return false;
@@ -70,8 +71,7 @@ static bool in_insertion(const struct file_change *fc, uint32_t line)
 	return false;
 }
 
-static int scan_base(struct scan_file **out, git_tree *base, git_repository *repo,
-		     const char *path)
+static int scan_base(struct scan_file **out, git_tree *base, git_repository *repo, const char *path)
 {
 	git_tree_entry *e = NULL;
 	git_blob *blob = NULL;

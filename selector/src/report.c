@@ -103,9 +103,8 @@ static int copy_reasons(struct select_test *t, const struct select_reason *r, si
 	return 0;
 }
 
-int select__add_test(struct select_report *rep, const char *id,
-		     const struct select_reason *reasons, size_t n_reasons,
-		     struct select_test **out)
+int select__add_test(struct select_report *rep, const char *id, const struct select_reason *reasons,
+		     size_t n_reasons, struct select_test **out)
 {
 	int rc = select__grow((void **)&rep->tests, &rep->cap_tests, rep->n_tests + 1,
 			      sizeof *rep->tests);

@@ -135,9 +135,9 @@ static int add_drift(json_t *root, const struct select_report *rep)
 		json_t *o = json_object();
 		if (jx_append_new(a, o) < 0 || jx_set_str(o, "kind", drift_kind(d->kind)) < 0 ||
 		    jx_set_str(o, "test", d->test) < 0 || jx_set_str(o, "where", d->where) < 0 ||
-		    jx_set_str(o, "mode", d->kind == SELECT_DRIFT_UNLISTED
-						  ? testspecs_mode_name(d->mode)
-						  : NULL) < 0)
+		    jx_set_str(o, "mode",
+			       d->kind == SELECT_DRIFT_UNLISTED ? testspecs_mode_name(d->mode)
+								: NULL) < 0)
 			return ERR_NOMEM;
 	}
 	return 0;
@@ -208,8 +208,7 @@ static void explain_stage3(const struct select_test *t, FILE *out)
 		t->case_rule, t->kernel_unsupported, t->smoke ? "; smoke" : "");
 }
 
-static void explain_stage4(const struct select_report *rep, const struct select_test *t,
-			   FILE *out)
+static void explain_stage4(const struct select_report *rep, const struct select_test *t, FILE *out)
 {
 	if (t->fate < SELECT_ELIGIBLE)
 		return;
@@ -224,8 +223,9 @@ static void explain_stage4(const struct select_report *rep, const struct select_
 int selector_report_explain(const struct select_report *rep, const char *id, FILE *out)
 {
 	const struct select_test *t = selector_report_find(rep, id);
-	fprintf(out, "%s\n  stage 1 changes: %zu files changed%s%s\n", id, rep->changed_files,
-		rep->fallback ? "; fallback: " : "", rep->fallback ? rep->fallback_reason : "");
+	fprintf(out, "%s\n  stage 1 changes: %zu file%s changed%s%s\n", id, rep->changed_files,
+		rep->changed_files == 1 ? "" : "s", rep->fallback ? "; fallback: " : "",
+		rep->fallback ? rep->fallback_reason : "");
 	if (!t) {
 		fprintf(out, "  stage 2 impact: not a candidate: no signal of the change reaches "
 			     "it\n");

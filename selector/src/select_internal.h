@@ -10,9 +10,8 @@
 int select__grow(void **v, size_t *cap, size_t need, size_t size);
 
 /* Appends a test with a copy of `id` and `reasons`, fate IMPACTED, shard -1. */
-int select__add_test(struct select_report *rep, const char *id,
-		     const struct select_reason *reasons, size_t n_reasons,
-		     struct select_test **out);
+int select__add_test(struct select_report *rep, const char *id, const struct select_reason *reasons,
+		     size_t n_reasons, struct select_test **out);
 
 /* Spec names of plain form that no catalog id matches: STALE drift. `d` is scratch. */
 int select__stale_drift(struct select_report *rep, const struct spec_set *set,

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "selector/select.h"
 #include "select_internal.h"
+#include "selector/select.h"
 #include "testspecs/cases.h"
 
 static bool has_label(const struct spec_strs *labels, const char *want)
@@ -105,7 +105,8 @@ static int take_decision(struct select_report *rep, struct select_test *t,
 
 static int run_one(struct select_report *rep, const struct spec_set *set,
 		   const struct spec_resolver *resolver, const struct select_candidate *c,
-		   const struct spec_resolve_opts *ropts, const char *smoke, struct spec_decision *d)
+		   const struct spec_resolve_opts *ropts, const char *smoke,
+		   struct spec_decision *d)
 {
 	struct select_test *t;
 	int rc = select__add_test(rep, c->id, c->reasons, c->n_reasons, &t);

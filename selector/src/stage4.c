@@ -13,9 +13,9 @@
 #include "select_internal.h"
 
 static const struct select_weight default_weights[] = {
-	{ "edited", 4.0 },   { "opinfo", 3.0 },    { "native", 3.0 }, { "calls", 2.0 },
-	{ "coverage", 2.0 }, { "path_rule", 1.0 }, { "import", 1.0 }, { "history", 1.0 },
-	{ "fallback", 0.5 },
+	{ "edited", 4.0 }, { "opinfo", 3.0 },   { "native", 3.0 },
+	{ "calls", 2.0 },  { "coverage", 2.0 }, { "path_rule", 1.0 },
+	{ "import", 1.0 }, { "history", 1.0 },  { "fallback", 0.5 },
 };
 
 void selector_config_default(struct select_config *cfg)
@@ -67,7 +67,8 @@ int selector_budget_parse(struct select_budget *out, const char *text)
 	}
 	double v = 0;
 	if (len == 0 || num_parse_doublen(&v, text, len, 0.0, max) < 0)
-		return err_set(ERR_INVAL, "budget '%s': want N (tests), Ns (seconds) or N%% (0-100)",
+		return err_set(ERR_INVAL,
+			       "budget '%s': want N (tests), Ns (seconds) or N%% (0-100)",
 			       text ? text : "");
 	if (kind == SELECT_BUDGET_COUNT && v != floor(v))
 		return err_set(ERR_INVAL, "budget '%s': a count of tests is a whole number", text);
@@ -126,8 +127,7 @@ static size_t count_limit(const struct select_budget *b, size_t eligible)
 }
 
 /* Smoke tests first, whatever the budget; then a prefix of the ranking while it fits. */
-static void apply_budget(struct select_report *rep, size_t eligible,
-			 const struct select_budget *b)
+static void apply_budget(struct select_report *rep, size_t eligible, const struct select_budget *b)
 {
 	size_t count = 0;
 	double secs = 0;
@@ -147,8 +147,9 @@ static void apply_budget(struct select_report *rep, size_t eligible,
 		if (t->smoke)
 			continue;
 		if (!full)
-			full = b->kind == SELECT_BUDGET_SECONDS ? secs + t->seconds > b->value + 1e-9
-								: count >= limit;
+			full = b->kind == SELECT_BUDGET_SECONDS
+				   ? secs + t->seconds > b->value + 1e-9
+				   : count >= limit;
 		if (full) {
 			t->why4 = "over budget";
 			continue;

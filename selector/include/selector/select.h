@@ -23,12 +23,12 @@
 #include "testspecs/resolve.h"
 #include "testspecs/spec.h"
 
-#define SELECT_STAGES         4
-#define SELECT_REASON_KIND    32  /* bytes of a reason kind, with its NUL */
-#define SELECT_FALLBACK_MAX   256 /* bytes of the fallback reason */
-#define SELECT_SHARDS_MAX     1024
-#define SELECT_CASE_SECONDS   0.05 /* default cost of one kernel case */
-#define SELECT_TEST_SECONDS   0.5  /* default cost of a test without kernel cases */
+#define SELECT_STAGES       4
+#define SELECT_REASON_KIND  32  /* bytes of a reason kind, with its NUL */
+#define SELECT_FALLBACK_MAX 256 /* bytes of the fallback reason */
+#define SELECT_SHARDS_MAX   1024
+#define SELECT_CASE_SECONDS 0.05 /* default cost of one kernel case */
+#define SELECT_TEST_SECONDS 0.5  /* default cost of a test without kernel cases */
 
 /* One signal of stage 2: kind ("edited", "opinfo", "calls", "native", "path_rule", "coverage",
  * "history", "fallback", ...), its score and a sentence for people. */
@@ -62,9 +62,9 @@ struct select_test {
 	/* stage 3 */
 	enum spec_mode mode;
 	bool listed;
-	char *spec_why;       /* the resolver's reason, owned */
-	char *spec_entry;     /* "file:line" of the deciding entry, or NULL; owned */
-	size_t kernel_cases;  /* unsupported included */
+	char *spec_why;      /* the resolver's reason, owned */
+	char *spec_entry;    /* "file:line" of the deciding entry, or NULL; owned */
+	size_t kernel_cases; /* unsupported included */
 	size_t kernel_unsupported;
 	const char *case_rule; /* testspecs_rule_name(), static */
 	/* stage 4 */
@@ -83,8 +83,8 @@ enum select_drift_kind {
 
 struct select_drift {
 	enum select_drift_kind kind;
-	char *test; /* the test id (UNLISTED) or the spec name (STALE); owned */
-	char *where; /* "specfile:line"; owned */
+	char *test;          /* the test id (UNLISTED) or the spec name (STALE); owned */
+	char *where;         /* "specfile:line"; owned */
 	enum spec_mode mode; /* UNLISTED: the mode it falls under */
 };
 
@@ -107,7 +107,7 @@ struct select_report {
 	bool fallback;
 	char fallback_reason[SELECT_FALLBACK_MAX];
 	size_t changed_files;
-	double est_seconds; /* of the scheduled tests */
+	double est_seconds;  /* of the scheduled tests */
 	size_t kernel_cases; /* of the scheduled tests */
 	struct select_shard *shards;
 	size_t n_shards;
@@ -129,10 +129,10 @@ const struct select_test *selector_report_find(const struct select_report *rep, 
 /* ---- stage 3 ---- */
 
 struct select_stage3_opts {
-	const char *tier;                /* spec label to resolve under; NULL: any */
-	const char *const *catalog_ids;  /* every test id at head, for stale drift; may be NULL */
+	const char *tier;               /* spec label to resolve under; NULL: any */
+	const char *const *catalog_ids; /* every test id at head, for stale drift; may be NULL */
 	size_t n_catalog;
-	const char *smoke_label;         /* labels that make a test smoke; NULL: "smoke" */
+	const char *smoke_label; /* labels that make a test smoke; NULL: "smoke" */
 };
 
 /* Resolves the candidates, appends them to `rep` (eligible or not), expands the eligible ones
@@ -153,10 +153,10 @@ struct select_config {
 	const struct select_weight *weights; /* per reason kind; others weigh default_weight */
 	size_t n_weights;
 	double default_weight;
-	double failed_boost;  /* added to the score of a test that failed before */
-	double flaky_factor;  /* the score of a known-flaky test is multiplied by it */
-	double case_seconds;  /* cost of one kernel case without a recorded duration */
-	double test_seconds;  /* cost of a test without kernel cases or a recorded duration */
+	double failed_boost; /* added to the score of a test that failed before */
+	double flaky_factor; /* the score of a known-flaky test is multiplied by it */
+	double case_seconds; /* cost of one kernel case without a recorded duration */
+	double test_seconds; /* cost of a test without kernel cases or a recorded duration */
 };
 
 /* The defaults: edited 4, opinfo 3, native 3, calls 2, coverage 2, path_rule 1, import 1,

@@ -31,20 +31,20 @@ static void make(struct select_report *rep)
 }
 
 static const char GOLDEN[] =
-	"{\"drift\":[{\"kind\":\"stale\",\"mode\":null,\"test\":\"TestA::test_gone\","
-	"\"where\":\"s.yaml:10\"}],\"estimate_seconds\":0.6,"
-	"\"fallback\":{\"active\":false,\"reason\":null},"
-	"\"shards\":[{\"seconds\":0.5,\"tests\":[\"test/test_a.py::TestA::test_smoke\"]},"
-	"{\"seconds\":0.1,\"tests\":[\"test/test_a.py::TestA::test_one\"]}],"
-	"\"stages\":[{\"in\":52114,\"name\":\"changes\",\"out\":52114},"
-	"{\"in\":52114,\"name\":\"impact\",\"out\":6020},"
-	"{\"in\":6020,\"name\":\"eligibility\",\"out\":3},"
-	"{\"in\":3,\"name\":\"budget\",\"out\":2}],"
-	"\"tests\":[{\"id\":\"test/test_a.py::TestA::test_one\",\"kernel_cases\":2,"
-	"\"reasons\":[{\"kind\":\"edited\",\"score\":1.0,\"text\":\"hand-made\"}],\"score\":4.0},"
-	"{\"id\":\"test/test_a.py::TestA::test_smoke\",\"kernel_cases\":0,"
-	"\"reasons\":[{\"kind\":\"import\",\"score\":0.25,\"text\":\"hand-made\"}],"
-	"\"score\":0.25}]}";
+    "{\"drift\":[{\"kind\":\"stale\",\"mode\":null,\"test\":\"TestA::test_gone\","
+    "\"where\":\"s.yaml:10\"}],\"estimate_seconds\":0.6,"
+    "\"fallback\":{\"active\":false,\"reason\":null},"
+    "\"shards\":[{\"seconds\":0.5,\"tests\":[\"test/test_a.py::TestA::test_smoke\"]},"
+    "{\"seconds\":0.1,\"tests\":[\"test/test_a.py::TestA::test_one\"]}],"
+    "\"stages\":[{\"in\":52114,\"name\":\"changes\",\"out\":52114},"
+    "{\"in\":52114,\"name\":\"impact\",\"out\":6020},"
+    "{\"in\":6020,\"name\":\"eligibility\",\"out\":3},"
+    "{\"in\":3,\"name\":\"budget\",\"out\":2}],"
+    "\"tests\":[{\"id\":\"test/test_a.py::TestA::test_one\",\"kernel_cases\":2,"
+    "\"reasons\":[{\"kind\":\"edited\",\"score\":1.0,\"text\":\"hand-made\"}],\"score\":4.0},"
+    "{\"id\":\"test/test_a.py::TestA::test_smoke\",\"kernel_cases\":0,"
+    "\"reasons\":[{\"kind\":\"import\",\"score\":0.25,\"text\":\"hand-made\"}],"
+    "\"score\":0.25}]}";
 
 Test(report, golden_json)
 {
@@ -56,7 +56,8 @@ Test(report, golden_json)
 	free(s);
 	selector_report_set_fallback(&rep, "setup.py changed");
 	s = selector_report_json(&rep);
-	cr_assert_not_null(strstr(s, "\"fallback\":{\"active\":true,\"reason\":\"setup.py changed\"}"));
+	cr_assert_not_null(
+	    strstr(s, "\"fallback\":{\"active\":true,\"reason\":\"setup.py changed\"}"));
 	free(s);
 	selector_report_finish(&rep);
 }
@@ -92,15 +93,15 @@ Test(report, text_funnel)
 	char *s = capture(do_text, &rep, NULL, &rc);
 	cr_assert_eq(rc, 0);
 	const char *want =
-		"52,114 tests -> 6,020 impacted -> 3 eligible -> 2 scheduled (est. 0.6 s)\n"
-		"    1. test/test_a.py::TestA::test_one  score 4.00  2 kernel cases  shard 1\n"
-		"         edited (1.00): hand-made\n"
-		"    3. test/test_a.py::TestA::test_smoke  score 0.25  0 kernel cases  shard 0\n"
-		"         import (0.25): hand-made\n"
-		"         smoke: always run\n"
-		"drift: spec entry TestA::test_gone matches no upstream test (s.yaml:10)\n"
-		"shard 0: 1 tests, est. 0.5 s\n"
-		"shard 1: 1 tests, est. 0.1 s\n";
+	    "52,114 tests -> 6,020 impacted -> 3 eligible -> 2 scheduled (est. 0.6 s)\n"
+	    "    1. test/test_a.py::TestA::test_one  score 4.00  2 kernel cases  shard 1\n"
+	    "         edited (1.00): hand-made\n"
+	    "    3. test/test_a.py::TestA::test_smoke  score 0.25  0 kernel cases  shard 0\n"
+	    "         import (0.25): hand-made\n"
+	    "         smoke: always run\n"
+	    "drift: spec entry TestA::test_gone matches no upstream test (s.yaml:10)\n"
+	    "shard 0: 1 tests, est. 0.5 s\n"
+	    "shard 1: 1 tests, est. 0.1 s\n";
 	cr_assert_str_eq(s, want);
 	free(s);
 	selector_report_finish(&rep);
@@ -116,13 +117,16 @@ Test(report, explain_each_stage)
 	cr_assert_not_null(strstr(s, "stage 1 changes: 7 files changed\n"), "%s", s);
 	cr_assert_not_null(strstr(s, "stage 2 impact: candidate, 1 reason\n"), "%s", s);
 	cr_assert_not_null(strstr(s, "stage 3 eligibility: eligible, mode mandatory_success, "
-				     "listed at s.yaml:6 (listed)\n"), "%s", s);
+				     "listed at s.yaml:6 (listed)\n"),
+			   "%s", s);
 	cr_assert_not_null(strstr(s, "stage 4 budget: rank 1 of 3, score 4.00, cost 0.10 s: "
-				     "scheduled, within budget\n"), "%s", s);
+				     "scheduled, within budget\n"),
+			   "%s", s);
 	free(s);
 	s = capture(do_explain, &rep, "test/test_b.py::TestB::test_two", &rc);
 	cr_assert_not_null(strstr(s, "rank 2 of 3, score 3.00, cost 0.15 s: not scheduled, "
-				     "over budget\n"), "%s", s);
+				     "over budget\n"),
+			   "%s", s);
 	free(s);
 	s = capture(do_explain, &rep, "test/nope.py::T::test_x", &rc);
 	cr_assert_eq(rc, ERR_NOTFOUND);

@@ -8,31 +8,30 @@
 #include "common/err.h"
 #include "select_helpers.h"
 
-static const char SPECS[] =
-	"test_suite_config:\n"
-	"  files:\n"
-	"    - path: ${TORCH_ROOT}/test/test_a.py\n"
-	"      unlisted_test_mode: xfail\n"
-	"      tests:\n"
-	"        - names: [TestA::test_one]\n"
-	"          labels: [smoke]\n"
-	"        - names: [TestA::test_skipped]\n"
-	"          mode: skip\n"
-	"        - names: [TestA::test_gone, test_also_gone]\n"
-	"        - names: ['TestA::test_re\\w*']\n"
-	"          mode: xfail\n"
-	"        - names: [TestA::test_kern]\n"
-	"          kernels:\n"
-	"            - op: add\n"
-	"              inputs: ['4x4', '4x4']\n"
-	"              dtype: float16\n"
-	"            - op: softmax\n"
-	"              inputs: ['67x256']\n"
-	"              dtype: float16\n"
-	"    - path: ${TORCH_ROOT}/test/test_b.py\n"
-	"      unlisted_test_mode: skip\n"
-	"      tests:\n"
-	"        - names: [TestB::test_listed]\n";
+static const char SPECS[] = "test_suite_config:\n"
+			    "  files:\n"
+			    "    - path: ${TORCH_ROOT}/test/test_a.py\n"
+			    "      unlisted_test_mode: xfail\n"
+			    "      tests:\n"
+			    "        - names: [TestA::test_one]\n"
+			    "          labels: [smoke]\n"
+			    "        - names: [TestA::test_skipped]\n"
+			    "          mode: skip\n"
+			    "        - names: [TestA::test_gone, test_also_gone]\n"
+			    "        - names: ['TestA::test_re\\w*']\n"
+			    "          mode: xfail\n"
+			    "        - names: [TestA::test_kern]\n"
+			    "          kernels:\n"
+			    "            - op: add\n"
+			    "              inputs: ['4x4', '4x4']\n"
+			    "              dtype: float16\n"
+			    "            - op: softmax\n"
+			    "              inputs: ['67x256']\n"
+			    "              dtype: float16\n"
+			    "    - path: ${TORCH_ROOT}/test/test_b.py\n"
+			    "      unlisted_test_mode: skip\n"
+			    "      tests:\n"
+			    "        - names: [TestB::test_listed]\n";
 
 struct fixture {
 	struct spec_set *set;
@@ -56,16 +55,19 @@ static void teardown(struct fixture *f)
 
 static const struct select_reason edited = { "edited", 1.0, (char *)"test function edited" };
 
-#define CAND(id_, added_) { .id = (id_), .reasons = &edited, .n_reasons = 1, .added = (added_) }
+#define CAND(id_, added_)                                                                          \
+	{                                                                                          \
+		.id = (id_), .reasons = &edited, .n_reasons = 1, .added = (added_)                 \
+	}
 
 static const struct select_candidate cands[] = {
 	CAND("test/test_a.py::TestA::test_one", false),
 	CAND("test/test_a.py::TestA::test_skipped", false),
-	CAND("test/test_a.py::TestA::test_new", true),    /* unlisted -> xfail: eligible, drift */
-	CAND("test/test_a.py::TestA::test_regex", true),  /* listed by a regex: no drift */
+	CAND("test/test_a.py::TestA::test_new", true),   /* unlisted -> xfail: eligible, drift */
+	CAND("test/test_a.py::TestA::test_regex", true), /* listed by a regex: no drift */
 	CAND("test/test_a.py::TestA::test_kern", false),
-	CAND("test/test_b.py::TestB::test_new_b", true),  /* unlisted -> skip: dropped, drift */
-	CAND("test/test_c.py::TestC::test_x", true),      /* no file entry: dropped, no drift */
+	CAND("test/test_b.py::TestB::test_new_b", true), /* unlisted -> skip: dropped, drift */
+	CAND("test/test_c.py::TestC::test_x", true),     /* no file entry: dropped, no drift */
 	CAND("not a test id ::", false),
 };
 #define N_CANDS (sizeof cands / sizeof cands[0])
@@ -129,15 +131,14 @@ Test(stage3, drift_unlisted_new_tests)
 Test(stage3, drift_stale_entries)
 {
 	static const char *const catalog[] = {
-		"test/test_a.py::TestA::test_one",     "test/test_a.py::TestA::test_skipped",
-		"test/test_a.py::TestA::test_kern",    "test/test_a.py::TestA::test_regex",
+		"test/test_a.py::TestA::test_one",    "test/test_a.py::TestA::test_skipped",
+		"test/test_a.py::TestA::test_kern",   "test/test_a.py::TestA::test_regex",
 		"test/test_b.py::TestB::test_listed",
 	};
 	struct select_stage3_opts o = { .catalog_ids = catalog, .n_catalog = 5 };
 	struct fixture f;
 	setup(&f);
-	cr_assert_eq(selector_stage3_run(&f.rep, f.set, f.res, cands, 1, &o), 0, "%s",
-		     err_last());
+	cr_assert_eq(selector_stage3_run(&f.rep, f.set, f.res, cands, 1, &o), 0, "%s", err_last());
 	cr_assert_eq(f.rep.n_drift, 2);
 	cr_assert_eq(f.rep.drift[0].kind, SELECT_DRIFT_STALE);
 	cr_assert_str_eq(f.rep.drift[0].test, "TestA::test_gone");
