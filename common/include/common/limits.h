@@ -52,4 +52,10 @@
 /* ---- paths ---- */
 #define PATH_TEXT_MAX 4096
 
+/* The selector's catalog (stage 2): files of interest in one tree, blobs kept by the cache, the
+ * call graph's reverse-closure depth. */
+#define CATALOG_FILES_MAX  200000
+#define CATALOG_CACHE_MAX  400000
+#define IMPACT_DEPTH_MAX   12
+
 #endif

@@ -1,0 +1,120 @@
+/* The catalog of an upstream revision: what stage 2 (impact) knows about one tree. Built through
+ * libgit2 from the blobs of the tree (no checkout): every test file (test/ ** /test_*.py) scanned
+ * into tests (`path::Class::method`), every torch/ ** .py source file scanned for its functions,
+ * classes and the dotted names their bodies use, the op database files (OpInfo entries),
+ * aten/src/ATen/native/native_functions.yaml (op -> dispatch kernels) and the C++ files under
+ * aten/src/ATen/native/ (which kernels each defines, with a hash of each definition).
+ *
+ * Scan results are owned by a cache keyed by blob id, shared by every catalog built with it: a
+ * second build at another revision scans only the blobs the cache has not seen. The cache must
+ * outlive the catalogs built with it. */
+#ifndef SELECTOR_CATALOG_H
+#define SELECTOR_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "selector/scan.h"
+
+enum catalog_file_kind {
+	CATALOG_TEST,   /* test/ ** /test_*.py */
+	CATALOG_SOURCE, /* torch/ ** .py (the op database files too) */
+	CATALOG_YAML,   /* aten/src/ATen/native/native_functions.yaml */
+	CATALOG_CPP,    /* aten/src/ATen/native/ ** .cpp / .cu */
+};
+
+/* One native_functions.yaml entry. */
+struct catalog_native_op {
+	const char *func;     /* "add.Tensor" */
+	const char *op;       /* "add" (the name before the overload) */
+	const char **kernels; /* dispatch kernel names: "add_kernel" */
+	size_t n_kernels;
+	uint64_t hash; /* every scalar of the entry */
+};
+
+/* One C++ kernel definition (`Tensor name(` at the start of a line). */
+struct catalog_kernel {
+	const char *name;
+	uint32_t first_line, last_line;
+	uint64_t hash;
+};
+
+/* The result of reading one blob: exactly one of the members is set, by kind. */
+struct catalog_blob {
+	struct scan_file *scan;               /* TEST, SOURCE */
+	struct catalog_native_op *native_ops; /* YAML */
+	size_t n_native_ops;
+	struct catalog_kernel *kernels; /* CPP */
+	size_t n_kernels;
+};
+
+struct catalog_file {
+	const char *path;   /* relative to the repository */
+	const char *module; /* "torch.nn.functional", "torch.nn" for an __init__.py; tests: NULL */
+	enum catalog_file_kind kind;
+	bool opdb; /* an op database file (common_methods_invocations.py, opinfo/definitions/) */
+	char blob_id[41];
+	const struct catalog_blob *blob; /* owned by the cache */
+};
+
+/* Which OpInfo entries an @ops(...) decorator selects. */
+enum catalog_opset {
+	CATALOG_OPSET_NONE = 0,  /* not an @ops test */
+	CATALOG_OPSET_ALL,       /* op_db, or an expression not understood: every op */
+	CATALOG_OPSET_UNARY,     /* unary_ufuncs: UnaryUfuncInfo entries */
+	CATALOG_OPSET_BINARY,    /* binary_ufuncs */
+	CATALOG_OPSET_REDUCTION, /* reduction_ops */
+	CATALOG_OPSET_NAMES,     /* string literals in the argument: exactly those op names */
+};
+
+struct catalog_test {
+	const char *id;         /* "test/nn/test_x.py::TestX::test_y", "test/t.py::test_f" */
+	size_t file;            /* index in catalog files */
+	int function;           /* index in the file's scan functions */
+	const char *class_name; /* NULL for a module-level test */
+	bool device_generic;    /* instantiate_device_type_tests applies to its class */
+	bool parametrized;      /* instantiate_parametrized_tests applies */
+	uint64_t body_hash;
+	enum catalog_opset opset;
+	const char **op_names; /* CATALOG_OPSET_NAMES */
+	size_t n_op_names;
+};
+
+struct catalog {
+	char commit_id[41];
+	struct catalog_file *files; /* sorted by path */
+	size_t n_files;
+	struct catalog_test *tests; /* in file order, then source order */
+	size_t n_tests;
+	void *priv_; /* private: memory and indexes */
+};
+
+struct catalog_cache;
+
+/* An empty cache; `max_entries` bounds it (0: CATALOG_CACHE_MAX). */
+int selector_catalog_cache_create(struct catalog_cache **out, size_t max_entries);
+void selector_catalog_cache_destroy(struct catalog_cache *cache);
+/* Blobs read (scanned or parsed) through this cache since it was created. */
+size_t selector_catalog_cache_scans(const struct catalog_cache *cache);
+
+/* Builds the catalog of revision `rev` (any revspec) of the repository at `repo_dir`. A NULL
+ * or empty `rev` is the empty tree. ERR_NOTFOUND for a revision that does not resolve, ERR_LIMIT
+ * when the tree holds more than CATALOG_FILES_MAX files of interest. */
+int selector_catalog_build(struct catalog **out, const char *repo_dir, const char *rev,
+			   struct catalog_cache *cache);
+void selector_catalog_destroy(struct catalog *cat);
+
+/* The file at `path`, or NULL. Binary search. */
+const struct catalog_file *selector_catalog_file(const struct catalog *cat, const char *path);
+/* The test with this id, or NULL. */
+const struct catalog_test *selector_catalog_test(const struct catalog *cat, const char *id);
+
+/* The OpInfo entry kind ("UnaryUfuncInfo") of op `name` in the catalog's op database, or NULL. */
+const char *selector_catalog_op_kind(const struct catalog *cat, const char *name);
+
+/* True when a test of opset `set` (and names) runs over op `name` of kind `kind` (may be NULL). */
+bool selector_catalog_test_covers_op(const struct catalog_test *t, const char *name,
+				     const char *kind);
+
+#endif

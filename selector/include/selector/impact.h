@@ -1,0 +1,74 @@
+/* Stage 2 of the selector, impact: from a change set and the catalogs at base and head to the
+ * candidate tests, each with a score and the reasons (signals) that chose it. Signals: a test
+ * edited (body hash) or its file's module level edited; op database entries edited -> @ops tests
+ * over those ops; changed functions and classes of torch/ ** .py -> their callers, transitively
+ * through a call graph by qualified name (bounded depth) -> tests whose bodies use any of them;
+ * @register_*(aten.x) in a changed function, native_functions.yaml entries and C++ kernels ->
+ * ops -> @ops tests and tests calling torch.op / .op; path rules; a coverage map. A change the
+ * analysis cannot reason about sets `fallback` with the reason: every test is a candidate. */
+#ifndef SELECTOR_IMPACT_H
+#define SELECTOR_IMPACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "selector/catalog.h"
+#include "selector/changes.h"
+
+enum impact_signal {
+	IMPACT_TEST_EDITED, /* the test's body changed, or it was added */
+	IMPACT_TEST_MODULE, /* module-level code of its file changed */
+	IMPACT_OPDB,        /* an op database entry of an op it runs over changed */
+	IMPACT_SYMBOL,      /* it uses a changed function/class, or a caller of one */
+	IMPACT_NATIVE,      /* an op it reaches changed in native code or a registration */
+	IMPACT_PATH_RULE,   /* a configured path rule */
+	IMPACT_COVERAGE,    /* the coverage map */
+};
+
+struct impact_reason {
+	enum impact_signal signal;
+	char *detail; /* "torch.nn.functional.gelu changed (distance 2)" */
+	double score;
+};
+
+struct impact_candidate {
+	const char *id; /* the head catalog's test id */
+	double score;   /* the sum of the reasons' scores */
+	struct impact_reason *reasons;
+	size_t n_reasons;
+};
+
+struct impact_path_rule {
+	const char *glob;       /* on the changed path ('*' crosses '/') */
+	const char *tests_glob; /* on test ids; NULL: use test_ids */
+	const char *const *test_ids;
+	size_t n_test_ids;
+	double score;
+};
+
+struct impact_config {
+	const char *const *fallback_globs; /* NULL: the default list (impact.c) */
+	size_t n_fallback_globs;
+	const struct impact_path_rule *rules;
+	size_t n_rules;
+	const char *coverage_json; /* a JSON object: source path -> [test ids]; NULL: none */
+	int max_depth;             /* call graph depth; 0: IMPACT_DEPTH_MAX */
+};
+
+struct impact_result {
+	bool fallback;
+	char *fallback_reason;               /* "build file changed: setup.py" */
+	struct impact_candidate *candidates; /* sorted by id; every head test when fallback */
+	size_t n_candidates;
+};
+
+/* Runs stage 2. `base` may be an empty catalog (selector_catalog_build with rev NULL); `config`
+ * may be NULL. Returns 0 or ERR_NOMEM / ERR_INVAL (a malformed coverage map). */
+int selector_impact_run(struct impact_result **out, const struct change_set *changes,
+			const struct catalog *base, const struct catalog *head,
+			const struct impact_config *config);
+void selector_impact_result_destroy(struct impact_result *res);
+
+const char *selector_impact_signal_name(enum impact_signal signal);
+
+#endif

@@ -1,0 +1,373 @@
+/* The catalog of one revision: walks the tree through libgit2, reads each blob of interest once
+ * per cache (keyed by blob id and kind), and extracts the tests of the test files. */
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_internal.h"
+#include "common/err.h"
+#include "common/limits.h"
+
+struct cache_entry {
+	char key[44]; /* hex blob id + kind digit */
+	struct catalog_blob blob;
+	struct arena arena;
+};
+
+struct catalog_cache {
+	struct strmap map; /* key -> struct cache_entry * */
+	struct cache_entry **entries;
+	size_t n, cap, max;
+	size_t scans;
+};
+
+int selector_catalog_cache_create(struct catalog_cache **out, size_t max_entries)
+{
+	struct catalog_cache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return err_set(ERR_NOMEM, "catalog cache");
+	c->max = max_entries ? max_entries : CATALOG_CACHE_MAX;
+	*out = c;
+	return 0;
+}
+
+void selector_catalog_cache_destroy(struct catalog_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		scan_file_destroy(c->entries[i]->blob.scan);
+		scan__arena_free(&c->entries[i]->arena);
+		free(c->entries[i]);
+	}
+	free(c->entries);
+	strmap_free(&c->map);
+	free(c);
+}
+
+size_t selector_catalog_cache_scans(const struct catalog_cache *c)
+{
+	return c->scans;
+}
+
+static int blob_parse(struct cache_entry *e, enum catalog_file_kind kind, const char *path,
+		      const char *module, const char *data, size_t len)
+{
+	switch (kind) {
+	case CATALOG_TEST:
+	case CATALOG_SOURCE:
+		if (len > PYTHON_FILE_MAX)
+			return 0; /* left unscanned: the file is too big to reason about */
+		return selector_scan(&e->blob.scan, path, module, data, len);
+	case CATALOG_YAML:
+		return catalog__parse_yaml(&e->blob, &e->arena, path, data, len);
+	case CATALOG_CPP:
+		return catalog__parse_cpp(&e->blob, &e->arena, data, len);
+	}
+	return err_set(ERR_INVAL, "%s: unknown kind", path);
+}
+
+static int cache_get(const struct catalog_blob **out, struct catalog_cache *c, git_repository *repo,
+		     const git_oid *oid, enum catalog_file_kind kind, const char *path,
+		     const char *module)
+{
+	char key[44];
+	git_oid_tostr(key, 41, oid);
+	key[40] = (char)('0' + kind);
+	key[41] = 0;
+	intptr_t v;
+	if (strmap_get(&c->map, key, &v)) {
+		*out = &((struct cache_entry *)v)->blob;
+		return 0;
+	}
+	if (c->n >= c->max)
+		return err_set(ERR_LIMIT, "catalog cache: more than %zu blobs", c->max);
+	git_blob *blob;
+	if (git_blob_lookup(&blob, repo, oid) != 0)
+		return err_set(ERR_GENERIC, "%s: %s", path, git_error_last()->message);
+	struct cache_entry *e = calloc(1, sizeof(*e));
+	void *p = scan__grow(c->entries, c->n, &c->cap, sizeof(*c->entries));
+	if (!e || !p) {
+		free(e);
+		git_blob_free(blob);
+		return err_set(ERR_NOMEM, "catalog cache entry");
+	}
+	c->entries = p;
+	memcpy(e->key, key, sizeof(key));
+	int rc = blob_parse(e, kind, path, module, git_blob_rawcontent(blob),
+			    (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	if (!rc)
+		rc = strmap_put(&c->map, e->key, (intptr_t)e);
+	if (rc) {
+		scan_file_destroy(e->blob.scan);
+		scan__arena_free(&e->arena);
+		free(e);
+		return rc;
+	}
+	c->entries[c->n++] = e;
+	c->scans++;
+	*out = &e->blob;
+	return 0;
+}
+
+/* ---- the tree walk ---- */
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static bool file_kind(const char *path, enum catalog_file_kind *kind)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(path, "test/", 5) == 0 && strncmp(base, "test_", 5) == 0 &&
+	    has_suffix(base, ".py")) {
+		*kind = CATALOG_TEST;
+		return true;
+	}
+	if (strncmp(path, "torch/", 6) == 0 && has_suffix(path, ".py")) {
+		*kind = CATALOG_SOURCE;
+		return true;
+	}
+	if (strcmp(path, "aten/src/ATen/native/native_functions.yaml") == 0) {
+		*kind = CATALOG_YAML;
+		return true;
+	}
+	if (strncmp(path, "aten/src/ATen/native/", 21) == 0 &&
+	    (has_suffix(path, ".cpp") || has_suffix(path, ".cu"))) {
+		*kind = CATALOG_CPP;
+		return true;
+	}
+	return false;
+}
+
+bool selector_catalog_is_opdb(const char *path);
+bool selector_catalog_is_opdb(const char *path)
+{
+	return strcmp(path, "torch/testing/_internal/common_methods_invocations.py") == 0 ||
+	       (strncmp(path, "torch/testing/_internal/opinfo/definitions/", 43) == 0 &&
+		has_suffix(path, ".py"));
+}
+
+static char *module_of(struct arena *a, const char *path)
+{
+	size_t n = strlen(path) - 3; /* ".py" */
+	if (has_suffix(path, "/__init__.py"))
+		n = strlen(path) - strlen("/__init__.py");
+	char *m = scan__strndup(a, path, n);
+	if (!m)
+		return NULL;
+	for (char *p = m; *p; p++)
+		if (*p == '/')
+			*p = '.';
+	return m;
+}
+
+struct walk {
+	struct catalog *cat;
+	struct catalog_priv *priv;
+	struct catalog_cache *cache;
+	git_repository *repo;
+	size_t cap;
+	int rc;
+};
+
+static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
+{
+	struct walk *w = payload;
+	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
+		return 0;
+	char path[4096];
+	int pl = snprintf(path, sizeof(path), "%s%s", root, git_tree_entry_name(entry));
+	enum catalog_file_kind kind;
+	if (pl < 0 || (size_t)pl >= sizeof(path) || !file_kind(path, &kind))
+		return 0;
+	if (w->cat->n_files >= CATALOG_FILES_MAX) {
+		w->rc = err_set(ERR_LIMIT, "catalog: more than %d files of interest",
+				CATALOG_FILES_MAX);
+		return -1;
+	}
+	void *p = scan__grow(w->cat->files, w->cat->n_files, &w->cap, sizeof(*w->cat->files));
+	if (!p) {
+		w->rc = err_set(ERR_NOMEM, "catalog files");
+		return -1;
+	}
+	w->cat->files = p;
+	struct catalog_file *f = &w->cat->files[w->cat->n_files];
+	*f = (struct catalog_file){ .kind = kind };
+	f->path = scan__strndup(&w->priv->arena, path, (size_t)pl);
+	if (kind == CATALOG_SOURCE) {
+		f->module = module_of(&w->priv->arena, path);
+		f->opdb = selector_catalog_is_opdb(path);
+	}
+	if (!f->path || (kind == CATALOG_SOURCE && !f->module)) {
+		w->rc = err_set(ERR_NOMEM, "catalog path");
+		return -1;
+	}
+	git_oid_tostr(f->blob_id, sizeof(f->blob_id), git_tree_entry_id(entry));
+	w->rc = cache_get(&f->blob, w->cache, w->repo, git_tree_entry_id(entry), kind, f->path,
+			  f->module);
+	if (w->rc)
+		return -1;
+	w->cat->n_files++;
+	return 0;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	return strcmp(((const struct catalog_file *)a)->path,
+		      ((const struct catalog_file *)b)->path);
+}
+
+int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv);
+
+static int open_tree(git_repository **repo, git_tree **tree, char id[41], const char *dir,
+		     const char *rev)
+{
+	if (git_repository_open_ext(repo, dir, 0, NULL) != 0)
+		return err_set(ERR_NOTFOUND, "%s: not a git repository: %s", dir,
+			       git_error_last()->message);
+	*tree = NULL;
+	id[0] = 0;
+	if (!rev || !*rev)
+		return 0;
+	git_object *obj;
+	if (git_revparse_single(&obj, *repo, rev) != 0)
+		return err_set(ERR_NOTFOUND, "%s: revision '%s' not found", dir, rev);
+	git_object *peeled;
+	int e = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (e != 0)
+		return err_set(ERR_NOTFOUND, "%s: '%s' is not a commit", dir, rev);
+	git_oid_tostr(id, 41, git_object_id(peeled));
+	e = git_commit_tree(tree, (git_commit *)peeled);
+	git_object_free(peeled);
+	if (e != 0)
+		return err_set(ERR_GENERIC, "%s: tree of '%s': %s", dir, rev,
+			       git_error_last()->message);
+	return 0;
+}
+
+int selector_catalog_build(struct catalog **out, const char *repo_dir, const char *rev,
+			   struct catalog_cache *cache)
+{
+	if (!out || !repo_dir || !cache)
+		return err_set(ERR_INVAL, "catalog_build: NULL argument");
+	git_libgit2_init();
+	struct catalog *cat = calloc(1, sizeof(*cat));
+	struct catalog_priv *priv = calloc(1, sizeof(*priv));
+	if (!cat || !priv) {
+		free(cat);
+		free(priv);
+		git_libgit2_shutdown();
+		return err_set(ERR_NOMEM, "catalog");
+	}
+	cat->priv_ = priv;
+	git_repository *repo = NULL;
+	git_tree *tree = NULL;
+	int rc = open_tree(&repo, &tree, cat->commit_id, repo_dir, rev);
+	if (!rc && tree) {
+		struct walk w = { cat, priv, cache, repo, 0, 0 };
+		if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w) != 0)
+			rc = w.rc ? w.rc
+				  : err_set(ERR_GENERIC, "%s: tree walk: %s", repo_dir,
+					    git_error_last()->message);
+	}
+	git_tree_free(tree);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	if (!rc) {
+		if (cat->n_files)
+			qsort(cat->files, cat->n_files, sizeof(*cat->files), cmp_file);
+		rc = catalog__extract_tests(cat, priv);
+	}
+	if (rc) {
+		selector_catalog_destroy(cat);
+		return rc;
+	}
+	*out = cat;
+	return 0;
+}
+
+void selector_catalog_destroy(struct catalog *cat)
+{
+	if (!cat)
+		return;
+	struct catalog_priv *priv = cat->priv_;
+	if (priv) {
+		free(priv->by_id);
+		strmap_free(&priv->op_kinds);
+		scan__arena_free(&priv->arena);
+		free(priv);
+	}
+	free(cat->files);
+	free(cat->tests);
+	free(cat);
+}
+
+const struct catalog_file *selector_catalog_file(const struct catalog *cat, const char *path)
+{
+	size_t lo = 0, hi = cat->n_files;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(cat->files[mid].path, path);
+		if (c == 0)
+			return &cat->files[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct catalog_test *selector_catalog_test(const struct catalog *cat, const char *id)
+{
+	const struct catalog_priv *priv = cat->priv_;
+	size_t lo = 0, hi = cat->n_tests;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(priv->by_id[mid]->id, id);
+		if (c == 0)
+			return priv->by_id[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *selector_catalog_op_kind(const struct catalog *cat, const char *name)
+{
+	const struct catalog_priv *priv = cat->priv_;
+	intptr_t v;
+	return strmap_get(&priv->op_kinds, name, &v) ? (const char *)v : NULL;
+}
+
+bool selector_catalog_test_covers_op(const struct catalog_test *t, const char *name,
+				     const char *kind)
+{
+	switch (t->opset) {
+	case CATALOG_OPSET_NONE:
+		return false;
+	case CATALOG_OPSET_ALL:
+		return true;
+	case CATALOG_OPSET_UNARY:
+		return kind && strcmp(kind, "UnaryUfuncInfo") == 0;
+	case CATALOG_OPSET_BINARY:
+		return kind && strcmp(kind, "BinaryUfuncInfo") == 0;
+	case CATALOG_OPSET_REDUCTION:
+		return kind && strcmp(kind, "ReductionOpInfo") == 0;
+	case CATALOG_OPSET_NAMES:
+		for (size_t i = 0; i < t->n_op_names; i++)
+			if (strcmp(t->op_names[i], name) == 0)
+				return true;
+		return false;
+	}
+	return false;
+}

@@ -1,0 +1,44 @@
+/* Private to the catalog and impact analysis: a string-keyed hash map (open addressing, keys not
+ * owned), the parsers of native_functions.yaml and C++ kernels, and the catalog's private part. */
+#ifndef SELECTOR_CATALOG_INTERNAL_H
+#define SELECTOR_CATALOG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scan_internal.h"
+#include "selector/catalog.h"
+
+struct strmap_slot {
+	const char *key;
+	uint64_t hash;
+	intptr_t value;
+};
+
+struct strmap {
+	struct strmap_slot *slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t n;
+};
+
+uint64_t catalog__hash(const void *data, size_t len, uint64_t h);
+#define CATALOG_HASH_SEED 1469598103934665603ull
+
+/* 0, or ERR_NOMEM. Replaces the value of an existing key. */
+int strmap_put(struct strmap *m, const char *key, intptr_t value);
+/* 1 and *value when found, else 0. `value` may be NULL. */
+int strmap_get(const struct strmap *m, const char *key, intptr_t *value);
+void strmap_free(struct strmap *m);
+
+/* Parsers of one blob's bytes into arena memory. */
+int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *path, const char *data,
+			size_t len);
+int catalog__parse_cpp(struct catalog_blob *b, struct arena *a, const char *data, size_t len);
+
+struct catalog_priv {
+	struct arena arena;
+	const struct catalog_test **by_id; /* sorted by id */
+	struct strmap op_kinds;            /* op name -> OpInfo kind (const char *) */
+};
+
+#endif

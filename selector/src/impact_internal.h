@@ -1,0 +1,45 @@
+/* Private to stage 2 (impact.c, impact_graph.c): the run's context. */
+#ifndef SELECTOR_IMPACT_INTERNAL_H
+#define SELECTOR_IMPACT_INTERNAL_H
+
+#include <jansson.h>
+
+#include "catalog_internal.h"
+#include "common/limits.h"
+#include "selector/impact.h"
+
+struct callers {
+	const char **v;
+	size_t n, cap;
+};
+
+struct ictx {
+	const struct change_set *cs;
+	const struct catalog *base, *head;
+	const struct impact_config *cfg;
+	int max_depth;
+	struct impact_result *res;
+	struct strmap cand; /* test id -> candidate index */
+	size_t cand_cap;
+	struct strmap ops;   /* changed op name -> why (static string) */
+	struct strmap seeds; /* changed symbol -> why (arena string) */
+	json_t *coverage;
+	/* the call graph */
+	struct arena arena;
+	struct strmap alias; /* "pkg.name" -> the target it re-exports */
+	struct strmap rev;   /* callee -> index in callers */
+	struct callers *callers;
+	size_t n_callers, callers_cap;
+	struct strmap impacted; /* symbol -> distance */
+};
+
+int impact__add(struct ictx *x, const char *id, enum impact_signal sig, double score,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A torch/ source file changed: seeds its changed functions, classes and registrations. */
+int impact__source_changed(struct ictx *x, const struct catalog_file *hf,
+			   const struct catalog_file *bf, const struct file_change *fc);
+/* Builds the call graph, closes the seeds and the changed ops over it, adds the tests. */
+int impact__symbols_to_tests(struct ictx *x);
+void impact__ctx_finish(struct ictx *x);
+
+#endif

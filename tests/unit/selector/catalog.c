@@ -1,0 +1,214 @@
+/* The catalog: tests found in a small repository built with libgit2 (TestCase classes, derived
+ * test classes, device-generic classes, module-level tests, @ops sets), the YAML and C++
+ * readers, and the blob cache (a second build scans only the blobs it has not seen). Also the
+ * impact signals on the same repository: a test edit, a source edit through the call graph, a
+ * native kernel edit, and the fallback. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "gitrepo.h"
+#include "selector/catalog.h"
+#include "selector/impact.h"
+
+#define M CHANGE_MODE_FILE
+
+static const char *test_v1 =
+    "import torch\nfrom torch.nn.functional import gelu\n"
+    "from torch.testing._internal.common_utils import TestCase\n"
+    "class TestA(TestCase):\n    def test_one(self):\n        gelu(1)\n"
+    "    def test_two(self):\n        torch.add(1, 2)\n    def helper(self):\n        pass\n"
+    "class TestB(TestA):\n    def test_three(self):\n        x.mul(2)\n"
+    "class NotATest:\n    def test_no(self):\n        pass\n"
+    "class TestD(TestCase):\n    @ops(unary_ufuncs)\n    def test_u(self, device, dtype, op):\n    "
+    "    pass\n"
+    "    @ops([op for op in op_db if op.name in ('mul',)])\n"
+    "    def test_n(self, device, dtype, op):\n        pass\n"
+    "instantiate_device_type_tests(TestD, globals())\n"
+    "def test_free():\n    pass\n";
+static const char *test_v2_edit =
+    "import torch\nfrom torch.nn.functional import gelu\n"
+    "from torch.testing._internal.common_utils import TestCase\n"
+    "class TestA(TestCase):\n    def test_one(self):\n        gelu(2)\n"
+    "    def test_two(self):\n        torch.add(1, 2)\n    def helper(self):\n        pass\n"
+    "class TestB(TestA):\n    def test_three(self):\n        x.mul(2)\n"
+    "class NotATest:\n    def test_no(self):\n        pass\n"
+    "class TestD(TestCase):\n    @ops(unary_ufuncs)\n    def test_u(self, device, dtype, op):\n    "
+    "    pass\n"
+    "    @ops([op for op in op_db if op.name in ('mul',)])\n"
+    "    def test_n(self, device, dtype, op):\n        pass\n"
+    "instantiate_device_type_tests(TestD, globals())\n"
+    "def test_free():\n    pass\n";
+static const char *functional_v1 =
+    "import torch\nfrom torch.nn._impl import inner\ndef gelu(x):\n    return inner(x)\n";
+static const char *impl_v1 = "def inner(x):\n    return x\n";
+static const char *impl_v2 = "def inner(x):\n    return x + 1\n";
+static const char *yaml_v1 =
+    "- func: add.Tensor(Tensor self) -> Tensor\n  dispatch:\n    CPU: add_k\n"
+    "- func: mul.Tensor(Tensor self) -> Tensor\n  dispatch:\n    CPU, CUDA: mul_k\n";
+static const char *cpp_v1 = "Tensor add_k(const Tensor& s) {\n  return s;\n}\n\n"
+			    "Tensor mul_k(const Tensor& s) {\n  return s;\n}\n";
+static const char *cpp_v2 = "Tensor add_k(const Tensor& s) {\n  return s;\n}\n\n"
+			    "Tensor mul_k(const Tensor& s) {\n  return s * 2;\n}\n";
+static const char *opdb = "op_db = [\n    UnaryUfuncInfo('exp'),\n    OpInfo('mul'),\n]\n";
+
+struct fx {
+	struct test_repo t;
+	char c[8][41];
+};
+
+static void build(struct fx *f)
+{
+	test_repo_create(&f->t);
+	struct test_edit e0[] = {
+		{ "test/test_a.py", M, test_v1, 0 },
+		{ "torch/nn/functional.py", M, functional_v1, 0 },
+		{ "torch/nn/_impl.py", M, impl_v1, 0 },
+		{ "aten/src/ATen/native/native_functions.yaml", M, yaml_v1, 0 },
+		{ "aten/src/ATen/native/Ops.cpp", M, cpp_v1, 0 },
+		{ "torch/testing/_internal/common_methods_invocations.py", M, opdb, 0 },
+	};
+	test_repo_commit(&f->t, f->c[0], NULL, "c0", NULL, 0, e0, 6);
+	const char *p0[] = { f->c[0] };
+	struct test_edit e1[] = { { "test/test_a.py", M, test_v2_edit, 0 } };
+	test_repo_commit(&f->t, f->c[1], NULL, "c1", p0, 1, e1, 1);
+	const char *p1[] = { f->c[1] };
+	struct test_edit e2[] = { { "torch/nn/_impl.py", M, impl_v2, 0 } };
+	test_repo_commit(&f->t, f->c[2], NULL, "c2", p1, 1, e2, 1);
+	const char *p2[] = { f->c[2] };
+	struct test_edit e3[] = { { "aten/src/ATen/native/Ops.cpp", M, cpp_v2, 0 } };
+	test_repo_commit(&f->t, f->c[3], NULL, "c3", p2, 1, e3, 1);
+	const char *p3[] = { f->c[3] };
+	struct test_edit e4[] = { { "setup.py", M, "x = 1\n", 0 } };
+	test_repo_commit(&f->t, f->c[4], NULL, "c4", p3, 1, e4, 1);
+	const char *p4[] = { f->c[4] };
+	struct test_edit e5[] = {
+		{ "torch/testing/_internal/common_methods_invocations.py", M,
+		  "op_db = [\n    UnaryUfuncInfo('exp', x=1),\n    OpInfo('mul'),\n]\n", 0 }
+	};
+	test_repo_commit(&f->t, f->c[5], NULL, "c5", p4, 1, e5, 1);
+	const char *p5[] = { f->c[5] };
+	struct test_edit e6[] = { { "docs/index.md", M, "hello\n", 0 } };
+	test_repo_commit(&f->t, f->c[6], NULL, "c6", p5, 1, e6, 1);
+	const char *p6[] = { f->c[6] };
+	struct test_edit e7[] = { { "torch/nn/_impl.py", M, NULL, 0 } };
+	test_repo_commit(&f->t, f->c[7], NULL, "c7", p6, 1, e7, 1);
+}
+
+Test(catalog, tests_and_native)
+{
+	struct fx f;
+	build(&f);
+	struct catalog_cache *cache;
+	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
+	struct catalog *cat;
+	cr_assert_eq(selector_catalog_build(&cat, f.t.dir, f.c[0], cache), 0, "%s", err_last());
+	const char *want[] = {
+		"test/test_a.py::TestA::test_one",   "test/test_a.py::TestA::test_two",
+		"test/test_a.py::TestB::test_three", "test/test_a.py::TestD::test_u",
+		"test/test_a.py::TestD::test_n",     "test/test_a.py::test_free"
+	};
+	cr_assert_eq(cat->n_tests, 6);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_str_eq(cat->tests[i].id, want[i]);
+	cr_assert(cat->tests[3].device_generic);
+	cr_assert_not(cat->tests[0].device_generic);
+	cr_assert_eq(cat->tests[3].opset, CATALOG_OPSET_UNARY);
+	cr_assert_eq(cat->tests[4].opset, CATALOG_OPSET_NAMES);
+	cr_assert_str_eq(cat->tests[4].op_names[0], "mul");
+	cr_assert(selector_catalog_test_covers_op(&cat->tests[3], "exp",
+						  selector_catalog_op_kind(cat, "exp")));
+	cr_assert_not(selector_catalog_test_covers_op(&cat->tests[3], "mul",
+						      selector_catalog_op_kind(cat, "mul")));
+	const struct catalog_file *y =
+	    selector_catalog_file(cat, "aten/src/ATen/native/native_functions.yaml");
+	cr_assert_not_null(y);
+	cr_assert_eq(y->blob->n_native_ops, 2);
+	cr_assert_str_eq(y->blob->native_ops[1].op, "mul");
+	cr_assert_eq(y->blob->native_ops[1].n_kernels, 1);
+	cr_assert_str_eq(y->blob->native_ops[1].kernels[0], "mul_k");
+	const struct catalog_file *k = selector_catalog_file(cat, "aten/src/ATen/native/Ops.cpp");
+	cr_assert_eq(k->blob->n_kernels, 2);
+	cr_assert_str_eq(k->blob->kernels[1].name, "mul_k");
+	cr_assert_eq(k->blob->kernels[1].first_line, 5);
+	cr_assert_eq(k->blob->kernels[1].last_line, 7);
+	size_t scans = selector_catalog_cache_scans(cache);
+	cr_assert_eq(scans, 6);
+	struct catalog *cat2;
+	cr_assert_eq(selector_catalog_build(&cat2, f.t.dir, f.c[2], cache), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_cache_scans(cache), scans + 2, "only the two changed blobs");
+	selector_catalog_destroy(cat2);
+	selector_catalog_destroy(cat);
+	selector_catalog_cache_destroy(cache);
+	test_repo_destroy(&f.t);
+}
+
+static void expect_cfg(struct fx *f, int from, const char *const *ids, size_t n, bool fallback,
+		       const struct impact_config *cfg)
+{
+	struct catalog_cache *cache;
+	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
+	struct catalog *b, *h;
+	struct change_set *cs;
+	cr_assert_eq(selector_changes_from_git(&cs, f->t.dir, f->c[from], f->c[from + 1], NULL), 0);
+	cr_assert_eq(selector_catalog_build(&b, f->t.dir, f->c[from], cache), 0);
+	cr_assert_eq(selector_catalog_build(&h, f->t.dir, f->c[from + 1], cache), 0);
+	struct impact_result *r;
+	cr_assert_eq(selector_impact_run(&r, cs, b, h, cfg), 0, "%s", err_last());
+	cr_assert_eq(r->fallback, fallback, "commit %d", from + 1);
+	if (!fallback) {
+		cr_assert_eq(r->n_candidates, n, "commit %d: %zu candidates", from + 1,
+			     r->n_candidates);
+		for (size_t i = 0; i < n; i++)
+			cr_assert_str_eq(r->candidates[i].id, ids[i]);
+	} else {
+		cr_assert_eq(r->n_candidates, h->n_tests);
+	}
+	selector_impact_result_destroy(r);
+	selector_catalog_destroy(b);
+	selector_catalog_destroy(h);
+	selector_change_set_destroy(cs);
+	selector_catalog_cache_destroy(cache);
+}
+
+static void expect(struct fx *f, int from, const char *const *ids, size_t n, bool fallback)
+{
+	expect_cfg(f, from, ids, n, fallback, NULL);
+}
+
+Test(impact, each_signal)
+{
+	struct fx f;
+	build(&f);
+	const char *edited[] = { "test/test_a.py::TestA::test_one" };
+	expect(&f, 0, edited, 1, false); /* the test body edit: that test only */
+	const char *sym[] = { "test/test_a.py::TestA::test_one" };
+	expect(&f, 1, sym, 1, false); /* _impl.inner <- functional.gelu <- test_one */
+	const char *native[] = { "test/test_a.py::TestB::test_three",
+				 "test/test_a.py::TestD::test_n" };
+	expect(&f, 2, native, 2, false); /* mul_k -> mul -> x.mul(), @ops('mul') */
+	expect(&f, 3, NULL, 0, true);    /* setup.py */
+	const char *opdb_ids[] = { "test/test_a.py::TestD::test_u" };
+	expect(&f, 4, opdb_ids, 1, false); /* UnaryUfuncInfo('exp') edited: @ops(unary_ufuncs) */
+	expect(&f, 5, NULL, 0, false);     /* docs: nothing */
+	expect(&f, 6, NULL, 0, true);      /* a deleted torch module */
+	/* A path rule and a coverage map on the docs commit. */
+	const char *ids[] = { "test/test_a.py::test_free" };
+	struct impact_path_rule rule = { "docs/*", "*::TestA::*", NULL, 0, 0.5 };
+	struct impact_config cfg = { .rules = &rule,
+				     .n_rules = 1,
+				     .coverage_json =
+					 "{\"docs/index.md\": [\"test/test_a.py::test_free\", "
+					 "\"test/gone.py::test_x\"]}" };
+	const char *both[] = { "test/test_a.py::TestA::test_one", "test/test_a.py::TestA::test_two",
+			       "test/test_a.py::test_free" };
+	expect_cfg(&f, 5, both, 3, false, &cfg);
+	cfg.n_rules = 0;
+	expect_cfg(&f, 5, ids, 1, false, &cfg);
+	/* A fallback list of our own: docs fall back, setup.py does not. */
+	const char *globs[] = { "docs/**" };
+	struct impact_config fb = { .fallback_globs = globs, .n_fallback_globs = 1 };
+	expect_cfg(&f, 5, NULL, 0, true, &fb);
+	expect_cfg(&f, 3, NULL, 0, false, &fb);
+	test_repo_destroy(&f.t);
+}
