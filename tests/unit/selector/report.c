@@ -12,8 +12,8 @@
 static void make(struct select_report *rep)
 {
 	selector_report_init(rep);
-	add_eligible(rep, "test/test_b.py::TestB::test_two", "calls", 1.5, 3, false);
-	add_eligible(rep, "test/test_a.py::TestA::test_one", "edited", 1.0, 2, false);
+	add_eligible(rep, "test/test_b.py::TestB::test_two", "symbol", 1.5, 3, false);
+	add_eligible(rep, "test/test_a.py::TestA::test_one", "test-edited", 1.0, 2, false);
 	add_eligible(rep, "test/test_a.py::TestA::test_smoke", "import", 0.25, 0, true);
 	rep->tests[1].mode = SPEC_MODE_MANDATORY_SUCCESS;
 	rep->tests[1].listed = true;
@@ -41,7 +41,7 @@ static const char GOLDEN[] =
     "{\"in\":6020,\"name\":\"eligibility\",\"out\":3},"
     "{\"in\":3,\"name\":\"budget\",\"out\":2}],"
     "\"tests\":[{\"id\":\"test/test_a.py::TestA::test_one\",\"kernel_cases\":2,"
-    "\"reasons\":[{\"kind\":\"edited\",\"score\":1.0,\"text\":\"hand-made\"}],\"score\":4.0},"
+    "\"reasons\":[{\"kind\":\"test-edited\",\"score\":1.0,\"text\":\"hand-made\"}],\"score\":4.0},"
     "{\"id\":\"test/test_a.py::TestA::test_smoke\",\"kernel_cases\":0,"
     "\"reasons\":[{\"kind\":\"import\",\"score\":0.25,\"text\":\"hand-made\"}],"
     "\"score\":0.25}]}";
@@ -95,7 +95,7 @@ Test(report, text_funnel)
 	const char *want =
 	    "52,114 tests -> 6,020 impacted -> 3 eligible -> 2 scheduled (est. 0.6 s)\n"
 	    "    1. test/test_a.py::TestA::test_one  score 4.00  2 kernel cases  shard 1\n"
-	    "         edited (1.00): hand-made\n"
+	    "         test-edited (1.00): hand-made\n"
 	    "    3. test/test_a.py::TestA::test_smoke  score 0.25  0 kernel cases  shard 0\n"
 	    "         import (0.25): hand-made\n"
 	    "         smoke: always run\n"

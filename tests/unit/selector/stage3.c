@@ -53,7 +53,7 @@ static void teardown(struct fixture *f)
 	testspecs_set_destroy(f->set);
 }
 
-static const struct select_reason edited = { "edited", 1.0, (char *)"test function edited" };
+static const struct select_reason edited = { "test-edited", 1.0, (char *)"test function edited" };
 
 #define CAND(id_, added_)                                                                          \
 	{                                                                                          \

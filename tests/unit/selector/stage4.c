@@ -12,11 +12,11 @@
 static void make(struct select_report *rep)
 {
 	selector_report_init(rep);
-	add_eligible(rep, "t/b.py::B::test_z", "edited", 1.0, 10, false);  /* 4.0, 0.5 s */
-	add_eligible(rep, "t/a.py::A::test_y", "calls", 2.0, 4, false);    /* 4.0, 0.2 s */
-	add_eligible(rep, "t/a.py::A::test_x", "opinfo", 1.0, 0, false);   /* 3.0, 0.5 s */
-	add_eligible(rep, "t/c.py::C::test_s", "path_rule", 0.1, 2, true); /* 0.1, smoke */
-	add_eligible(rep, "t/c.py::C::test_f", "calls", 1.0, 20, false);   /* 2 + 2 (failed) */
+	add_eligible(rep, "t/b.py::B::test_z", "test-edited", 1.0, 10, false);  /* 4.0, 0.5 s */
+	add_eligible(rep, "t/a.py::A::test_y", "symbol", 2.0, 4, false);    /* 4.0, 0.2 s */
+	add_eligible(rep, "t/a.py::A::test_x", "opdb", 1.0, 0, false);   /* 3.0, 0.5 s */
+	add_eligible(rep, "t/c.py::C::test_s", "path-rule", 0.1, 2, true); /* 0.1, smoke */
+	add_eligible(rep, "t/c.py::C::test_f", "symbol", 1.0, 20, false);   /* 2 + 2 (failed) */
 	add_eligible(rep, "t/c.py::C::test_k", "mystery", 5.0, 1, false);  /* 5 * 1, flaky: 2.5 */
 	selector_report_set_front(rep, 100, 3, 6);
 	rep->stages[2].in = 6;
@@ -154,7 +154,7 @@ Test(stage4, shards_balance_equal_tests)
 	char id[32];
 	for (int i = 0; i < 9; i++) {
 		snprintf(id, sizeof id, "t/x.py::X::test_%d", i);
-		add_eligible(&rep, id, "edited", 1.0, (size_t)(i + 1), false);
+		add_eligible(&rep, id, "test-edited", 1.0, (size_t)(i + 1), false);
 	}
 	cr_assert_eq(selector_stage4_run(&rep, NULL, NULL, NULL, 3), 0);
 	/* 0.45 -> w0, 0.40 -> w1, 0.35 -> w2, 0.30 -> w2, 0.25 -> w1, 0.20 -> w0 (all 0.65),
@@ -170,7 +170,7 @@ Test(stage4, shards_balance_equal_tests)
 
 Test(stage4, weights_from_config)
 {
-	static const struct select_weight w[] = { { "calls", 10.0 } };
+	static const struct select_weight w[] = { { "symbol", 10.0 } };
 	struct select_config cfg;
 	selector_config_default(&cfg);
 	cfg.weights = w;
