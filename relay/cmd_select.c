@@ -204,20 +204,24 @@ static int stages(struct run *r, const struct select_args *a, bool tty)
 		rc = load_specs(a, &r->specs);
 	if (rc == 0)
 		rc = testspecs_resolver_create(&r->resolver, r->specs);
+	/* A diff has no base revision: the base catalog is the empty tree, so every test of a
+	 * changed test file counts as new or edited (safe, and wider than --base/--head). */
 	if (rc == 0)
-		rc = front_catalog(&r->front, a->repo, a->diff ? "HEAD" : a->head,
-				   tty ? progress : NULL, NULL);
+		rc = front_catalogs(&r->front, a->repo, a->diff ? NULL : a->base,
+				    a->diff ? "HEAD" : a->head);
 	if (rc == 0)
-		rc = front_impact(&r->front, a->repo, a->diff ? NULL : a->base, r->cs);
+		rc = front_impact(&r->front, r->cs);
 	if (rc < 0)
 		return rc;
-	selector_report_set_front(&r->rep, r->front.n_tests, r->cs->n_files, r->front.n_cands);
-	if (r->front.fallback)
-		selector_report_set_fallback(&r->rep, r->front.fallback_reason);
+	selector_report_set_front(&r->rep, r->front.head->n_tests, r->cs->n_files,
+				  r->front.n_cands);
+	if (r->front.impact->fallback)
+		selector_report_set_fallback(&r->rep, r->front.impact->fallback_reason);
 	struct select_stage3_opts o3 = {
 		.tier = a->tier,
 		.catalog_ids = r->front.ids,
-		.n_catalog = r->front.n_tests,
+		.n_catalog = r->front.head->n_tests,
+		.progress = tty ? progress : NULL,
 	};
 	rc = selector_stage3_run(&r->rep, r->specs, r->resolver, r->front.cands, r->front.n_cands,
 				 &o3);
@@ -281,9 +285,11 @@ const char cmd_select_help[] =
     "\n"
     "Four stages, each counted in and out:\n"
     "  1 changes      base..head of the repository through libgit2, or a unified diff\n"
-    "  2 impact       the tests of the head catalog (test/.../test_*.py) the change reaches,\n"
-    "                 each with a reason and a score; a change it cannot trace selects every\n"
-    "                 test and says so (the fallback)\n"
+    "  2 impact       the tests of the head catalog (test/.../test_*.py) the change reaches:\n"
+    "                 tests edited, op database entries, callers of changed functions, native\n"
+    "                 ops; each with a reason and a score; a change it cannot trace (build\n"
+    "                 files, torch/__init__.py, a deleted module, a limit) selects every test\n"
+    "                 and says so (the fallback)\n"
     "  3 eligibility  each candidate resolved against the specs: skip drops it, the others are\n"
     "                 expanded into kernel cases; spec drift is reported (new tests under an\n"
     "                 unlisted mode, spec names that match no test any more)\n"
@@ -293,8 +299,8 @@ const char cmd_select_help[] =
     "Options:\n"
     "  --repo DIR       the upstream git repository (specs paths: ${TORCH_ROOT} is DIR)\n"
     "  --base, --head   revisions (branch, tag, id, HEAD~3)\n"
-    "  --diff FILE|-    a unified diff (git's format) instead; the catalog is DIR's HEAD.\n"
-    "                   Context lines widen hunks: git diff -U0 is the precise input\n"
+    "  --diff FILE|-    a unified diff (git's format) instead; the catalog is DIR's HEAD, and\n"
+    "                   with no base to compare, a changed test file's tests all count\n"
     "  --specs PATH     a spec file or a directory of them, repeatable (default DIR/spyre/specs)\n"
     "  --tier LABEL     resolve the specs for this label (smoke, regression, ...)\n"
     "  --budget B       N tests, Ns seconds, or N% of the eligible tests\n"
@@ -315,6 +321,6 @@ const char cmd_select_help[] =
     "  spyre-ci fixture upstream --out /tmp/up --seed 1\n"
     "  spyre-ci select --repo /tmp/up --base HEAD~1 --head HEAD\n"
     "  spyre-ci select --repo /tmp/up --base HEAD~10 --head HEAD --budget 5% --shards 4 --json\n"
-    "  git -C /tmp/up diff -U0 HEAD~1 | spyre-ci select --repo /tmp/up --diff -\n"
+    "  git -C /tmp/up diff HEAD~1 | spyre-ci select --repo /tmp/up --diff -\n"
     "  spyre-ci select --repo /tmp/up --base HEAD~1 --head HEAD \\\n"
     "      --explain test/test_nn_0.py::TestNn0::test_fold_0\n";

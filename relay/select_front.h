@@ -1,54 +1,35 @@
-/* The front of `spyre-ci select`: the catalog of upstream tests at head (test files scanned
- * from the head tree through libgit2) and stage 2's candidates. Until the selector's own stage
- * 2 (selector/impact.h) lands, stage 2 here is a conservative stand-in: a test function edited
- * selects that test, a module-level edit of a test file selects the file's tests, documentation
- * changes select nothing, and any other change falls back to every test, with that reason. */
+/* The front of `spyre-ci select`: stage 2 through the selector's catalog (selector/catalog.h:
+ * the upstream tests and sources of a revision, read through libgit2) and impact analysis
+ * (selector/impact.h), turned into the candidates stage 3 takes (selector/select.h): one reason
+ * per signal, the fallback's reason on every test when the change cannot be traced, `added` for
+ * a test the base catalog lacks (spec drift), and the scanner's facts for kernel cases. */
 #ifndef RELAY_SELECT_FRONT_H
 #define RELAY_SELECT_FRONT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "selector/catalog.h"
 #include "selector/changes.h"
-#include "selector/scan.h"
+#include "selector/impact.h"
 #include "selector/select.h"
 
-struct front_test {
-	char *id; /* path::Class::method */
-	const struct scan_file *file;
-	const struct scan_function *fn;
-	const char **ops; /* the body's torch.* uses (for kernel cases); borrowed from file */
-	size_t n_ops;
-	bool opinfo;
-};
-
 struct front {
-	struct scan_file **files; /* scanned test files at head */
-	size_t n_files, cap_files;
-	struct front_test *tests;
-	size_t n_tests, cap_tests;
-	/* stage 2 */
+	struct catalog_cache *cache;
+	struct catalog *head, *base;
+	struct impact_result *impact;
 	struct select_candidate *cands;
-	struct select_reason *reasons; /* one per candidate */
-	size_t n_cands;
-	bool fallback;
-	char fallback_reason[SELECT_FALLBACK_MAX];
-	const char **ids; /* every test id, for stale drift */
+	struct select_reason *reasons; /* all candidates' reasons, in one array */
+	size_t n_cands, n_reasons;
+	const char **ids; /* every head test id, for stale drift */
 };
 
-typedef void (*front_progress_fn)(void *ctx, const char *what, size_t done, size_t total);
+/* Builds the catalogs of `head` and `base` (NULL: the empty tree) of the repository. */
+int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head);
 
-/* Scans the test files (test/.../test_*.py) of revision `head` of the repository. */
-int front_catalog(struct front *f, const char *repo_dir, const char *head,
-		  front_progress_fn progress, void *ctx);
-
-/* Stage 2 (the stand-in) from a change set; `base` may be NULL (a diff: no base tree). */
-int front_impact(struct front *f, const char *repo_dir, const char *base,
-		 const struct change_set *cs);
+/* Runs stage 2 on the change set and makes the candidates. */
+int front_impact(struct front *f, const struct change_set *cs);
 
 void front_finish(struct front *f);
-
-/* True for test/.../test_*.py. */
-bool front_is_test_path(const char *path);
 
 #endif

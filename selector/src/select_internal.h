@@ -15,7 +15,9 @@ int select__add_test(struct select_report *rep, const char *id, const struct sel
 
 /* Spec names of plain form that no catalog id matches: STALE drift. `d` is scratch. */
 int select__stale_drift(struct select_report *rep, const struct spec_set *set,
-			const struct spec_resolver *resolver, const char *const *ids, size_t n,
+			const struct spec_resolver *resolver, const struct select_stage3_opts *opts,
 			struct spec_decision *d);
+
+#define SELECT_PROGRESS_EVERY 512 /* items between progress calls */
 
 #endif

@@ -138,10 +138,13 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 		return err_set(ERR_NOMEM, "stage 3: decision");
 	size_t first = rep->n_tests, eligible = 0;
 	int rc = 0;
-	for (size_t i = 0; i < n_cands && rc == 0; i++)
+	for (size_t i = 0; i < n_cands && rc == 0; i++) {
 		rc = run_one(rep, set, resolver, &cands[i], &ropts, smoke, d);
+		if (opts->progress && ((i + 1) % SELECT_PROGRESS_EVERY == 0 || i + 1 == n_cands))
+			opts->progress(opts->progress_ctx, "resolving candidates", i + 1, n_cands);
+	}
 	if (rc == 0 && opts->catalog_ids)
-		rc = select__stale_drift(rep, set, resolver, opts->catalog_ids, opts->n_catalog, d);
+		rc = select__stale_drift(rep, set, resolver, opts, d);
 	free(d);
 	for (size_t i = first; i < rep->n_tests; i++)
 		eligible += rep->tests[i].fate >= SELECT_ELIGIBLE;

@@ -85,9 +85,13 @@ static size_t count_names(const struct spec_set *set)
 }
 
 static int mark_used(struct ptrset *used, const struct spec_resolver *resolver,
-		     const char *const *ids, size_t n, struct spec_decision *d)
+		     const struct select_stage3_opts *o, struct spec_decision *d)
 {
+	const char *const *ids = o->catalog_ids;
+	size_t n = o->n_catalog;
 	for (size_t i = 0; i < n; i++) {
+		if (o->progress && ((i + 1) % SELECT_PROGRESS_EVERY == 0 || i + 1 == n))
+			o->progress(o->progress_ctx, "spec drift", i + 1, n);
 		int rc = testspecs_resolver_resolve(resolver, ids[i], NULL, d);
 		if (rc == ERR_INVAL)
 			continue; /* not a test id: matches nothing */
@@ -126,14 +130,14 @@ static int add_stale(struct select_report *rep, const struct spec_str *name)
 }
 
 int select__stale_drift(struct select_report *rep, const struct spec_set *set,
-			const struct spec_resolver *resolver, const char *const *ids, size_t n,
+			const struct spec_resolver *resolver, const struct select_stage3_opts *opts,
 			struct spec_decision *d)
 {
 	struct ptrset used;
 	int rc = ptrset_init(&used, count_names(set));
 	if (rc < 0)
 		return rc;
-	rc = mark_used(&used, resolver, ids, n, d);
+	rc = mark_used(&used, resolver, opts, d);
 	for (size_t f = 0; f < set->n_files && rc == 0; f++) {
 		const struct spec_file *file = &set->files[f];
 		if (strstr(file->path.s, "${TORCH_DEVICE_ROOT}"))

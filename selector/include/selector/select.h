@@ -134,6 +134,9 @@ struct select_stage3_opts {
 	const char *const *catalog_ids; /* every test id at head, for stale drift; may be NULL */
 	size_t n_catalog;
 	const char *smoke_label; /* labels that make a test smoke; NULL: "smoke" */
+	/* Called now and then with the items done of a step ("resolving candidates", "drift"). */
+	void (*progress)(void *ctx, const char *what, size_t done, size_t total);
+	void *progress_ctx;
 };
 
 /* Resolves the candidates, appends them to `rep` (eligible or not), expands the eligible ones
