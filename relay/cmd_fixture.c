@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common/err.h"
 #include "common/jsonx.h"
+#include "common/limits.h"
 #include "common/num.h"
 #include "selector/fixture.h"
 
@@ -82,7 +83,7 @@ static int cmd_upstream(int argc, char **argv)
 				return cli_usage_error(self(), "--seed: %s", err_last());
 			have_seed = 1;
 		} else if (!strcmp(a, "--commits")) {
-			if (num_parse_int(&o.commits, v, 1, 1000000))
+			if (num_parse_int(&o.commits, v, 1, FIXTURE_COMMITS_MAX))
 				return cli_usage_error(self(), "--commits: %s", err_last());
 		} else {
 			return cli_usage_error(self(), "unknown option %s", a);
@@ -91,7 +92,8 @@ static int cmd_upstream(int argc, char **argv)
 	if (!o.out)
 		return cli_usage_error(self(), "upstream needs --out DIR");
 	if (!have_seed)
-		return cli_usage_error(self(), "upstream needs --seed N (the same seed, the same ids)");
+		return cli_usage_error(self(),
+				       "upstream needs --seed N (the same seed, the same ids)");
 	struct selector_fixture_stats s;
 	int rc = selector_fixture_generate(&o, &s);
 	if (rc) {

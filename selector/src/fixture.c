@@ -6,22 +6,36 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "common/limits.h"
 #include "fixture_history.h"
 
 static const struct fx_scale scales[] = {
-	[SELECTOR_FIXTURE_SMALL] = { .modules = 100, .funcs_per_module = 6, .ops = 60,
-				     .ops_per_cpp = 8, .def_files = 3, .test_files = 60,
-				     .tests_per_file = 33, .files_target = 400, .commits = 100 },
-	[SELECTOR_FIXTURE_PYTORCH] = { .modules = 6000, .funcs_per_module = 5, .ops = 600,
-				       .ops_per_cpp = 10, .def_files = 12, .test_files = 1500,
-				       .tests_per_file = 41, .files_target = 21000,
+	[SELECTOR_FIXTURE_SMALL] = { .modules = 100,
+				     .funcs_per_module = 6,
+				     .ops = 60,
+				     .ops_per_cpp = 8,
+				     .def_files = 3,
+				     .test_files = 60,
+				     .tests_per_file = 33,
+				     .files_target = 400,
+				     .commits = 100 },
+	[SELECTOR_FIXTURE_PYTORCH] = { .modules = 6000,
+				       .funcs_per_module = 5,
+				       .ops = 600,
+				       .ops_per_cpp = 10,
+				       .def_files = 12,
+				       .test_files = 1500,
+				       .tests_per_file = 41,
+				       .files_target = 21000,
 				       .commits = 3000 },
 };
 
@@ -39,7 +53,8 @@ int selector_fixture_scale_parse(enum selector_fixture_scale *out, const char *s
 static int git_fail(const char *what)
 {
 	const git_error *e = git_error_last();
-	return err_set(ERR_IO, "fixture: %s: %s", what, e && e->message ? e->message : "libgit2 error");
+	return err_set(ERR_IO, "fixture: %s: %s", what,
+		       e && e->message ? e->message : "libgit2 error");
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -71,11 +86,14 @@ int fixture__hist_truth(struct fx_hist *h, const git_oid *id, const git_oid *par
 	rc = rc ? rc : buf_appendf(b, "],\"kind\":\"%s\",\"paths\":[", fixture__kind_name(h->kind));
 	for (uint32_t i = 0; !rc && i < g->npaths; i++)
 		rc = buf_appendf(b, "%s\"%s\"", i ? "," : "", g->paths[i]);
-	rc = rc ? rc : buf_appendf(b, "],\"edited\":[%s],\"fallback\":%s,\"affected_all\":%s,"
-				   "\"affected\":[",
-				   buf_str(&h->edited), h->fallback ? "true" : "false",
-				   g->affected_all ? "true" : "false");
-	qsort(g->affected.v, g->affected.n, sizeof(uint32_t), cmp_u32);
+	rc = rc ? rc
+		: buf_appendf(b,
+			      "],\"edited\":[%s],\"fallback\":%s,\"affected_all\":%s,"
+			      "\"affected\":[",
+			      buf_str(&h->edited), h->fallback ? "true" : "false",
+			      g->affected_all ? "true" : "false");
+	if (g->affected.n > 1)
+		qsort(g->affected.v, g->affected.n, sizeof(uint32_t), cmp_u32);
 	for (uint32_t i = 0; !rc && i < g->affected.n; i++) {
 		rc = buf_append_str(b, i ? ",\"" : "\"");
 		rc = rc ? rc : fixture__test_id(g, b, g->affected.v[i]);
@@ -117,7 +135,8 @@ int fixture__hist_merge_collect(struct fx_hist *h)
 	}
 	int rc = 0;
 	if (h->edited.len)
-		rc = buf_appendf(&h->m_edited, "%s%s", h->m_edited.len ? "," : "", buf_str(&h->edited));
+		rc = buf_appendf(&h->m_edited, "%s%s", h->m_edited.len ? "," : "",
+				 buf_str(&h->edited));
 	h->m_fallback |= h->fallback;
 	h->m_all |= g->affected_all;
 	return rc;
@@ -239,8 +258,29 @@ static int du_add(const char *p, const struct stat *st, int flag, struct FTW *f)
 	return 0;
 }
 
-static int finish_repo(struct fx_gen *g, const struct selector_fixture_opts *o,
-		       const git_oid *head)
+/* Writes every object of the in-memory store as one pack with its index. Each object is
+ * inserted once by id (git_mempack_dump() would walk every commit's whole tree). */
+static int write_pack(struct fx_gen *g)
+{
+	git_packbuilder *pb = NULL;
+	char dir[PATH_TEXT_MAX];
+	snprintf(dir, sizeof(dir), "%sobjects/pack", git_repository_path(g->repo));
+	if (git_packbuilder_new(&pb, g->repo))
+		return git_fail("creating a pack builder");
+	int rc = 0;
+	git_packbuilder_set_threads(pb, 1);
+	for (size_t i = 0; !rc && i < g->noids; i++)
+		if (git_packbuilder_insert(pb, &g->oids[i], NULL))
+			rc = git_fail("adding an object to the pack");
+	if (!rc && git_packbuilder_write(pb, dir, 0, NULL, NULL))
+		rc = git_fail("writing the pack");
+	git_packbuilder_free(pb);
+	if (!rc && (git_mempack_reset(g->mempack) || git_odb_refresh(g->odb)))
+		rc = git_fail("switching to the pack");
+	return rc;
+}
+
+static int finish_repo(struct fx_gen *g, const struct selector_fixture_opts *o, const git_oid *head)
 {
 	git_reference *ref = NULL;
 	if (git_reference_create(&ref, g->repo, "refs/heads/main", head, 1, "fixture: main"))
@@ -248,6 +288,14 @@ static int finish_repo(struct fx_gen *g, const struct selector_fixture_opts *o,
 	git_reference_free(ref);
 	if (git_repository_set_head(g->repo, "refs/heads/main"))
 		return git_fail("pointing HEAD at main");
+	/* the ground truth sits in the working directory but outside the history */
+	char path[PATH_TEXT_MAX];
+	snprintf(path, sizeof(path), "%sinfo/exclude", git_repository_path(g->repo));
+	static const char excl[] =
+	    "# the generator's ground truth, outside the history\n/.ground_truth/\n";
+	int rc = fs_atomic_write(path, excl, sizeof(excl) - 1, 0644);
+	if (rc)
+		return rc;
 	if (o->no_checkout)
 		return 0;
 	git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
@@ -266,6 +314,13 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 		return rc;
 	if (git_repository_init(&g->repo, o->out, 0) || git_repository_odb(&g->odb, g->repo))
 		return git_fail(o->out);
+	/* objects collect in memory and go to disk as one pack at the end: no loose files */
+	if (git_mempack_new(&g->mempack))
+		return git_fail("creating the in-memory object store");
+	if (git_odb_add_backend(g->odb, g->mempack, 999)) {
+		g->mempack->free(g->mempack);
+		return git_fail("adding the in-memory object store");
+	}
 	rc = fixture__model_build(g);
 	rc = rc ? rc : render_all(g);
 	if (rc)
@@ -283,6 +338,7 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 	g->affected_all = 1;
 	h->fallback = 1;
 	h->kind = K_INITIAL;
+	g->record_paths = 1;
 	rc = fixture__commit(g, &head, "Initial import of the generated upstream\n", NULL, 0,
 			     h->index++);
 	rc = rc ? rc : fixture__hist_truth(h, &head, NULL, 0);
@@ -291,6 +347,7 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 	if (fclose(g->truth) && !rc)
 		rc = err_set_errno(ERR_IO, "fixture: closing commits.jsonl");
 	g->truth = NULL;
+	rc = rc ? rc : write_pack(g);
 	snprintf(path, sizeof(path), "%s/.ground_truth/tests.jsonl", o->out);
 	rc = rc ? rc : fixture__write_tests_jsonl(g, path);
 	rc = rc ? rc : finish_repo(g, o, &head);
@@ -316,8 +373,12 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 int selector_fixture_generate(const struct selector_fixture_opts *o,
 			      struct selector_fixture_stats *st)
 {
-	if (!o || !o->out || (o->scale != SELECTOR_FIXTURE_SMALL && o->scale != SELECTOR_FIXTURE_PYTORCH))
+	if (!o || !o->out ||
+	    (o->scale != SELECTOR_FIXTURE_SMALL && o->scale != SELECTOR_FIXTURE_PYTORCH))
 		return err_set(ERR_INVAL, "fixture: bad options");
+	if (o->commits < 0 || o->commits > FIXTURE_COMMITS_MAX)
+		return err_set(ERR_LIMIT, "fixture: %d commits (at most %d)", o->commits,
+			       FIXTURE_COMMITS_MAX);
 	if (strlen(o->out) > PATH_TEXT_MAX - 64)
 		return err_set(ERR_LIMIT, "fixture: output path too long");
 	struct timespec t0, t1;
@@ -332,10 +393,10 @@ int selector_fixture_generate(const struct selector_fixture_opts *o,
 	for (int i = 0; i < 4; i++)
 		g.v_build[i] = g.v_docs[i] = 1;
 	g.v_bin[0] = g.v_bin[1] = 1;
-	buf_init(&g.text, 64 * MIB);
+	buf_init(&g.text, FIXTURE_FILE_MAX);
 	struct fx_hist h = { .g = &g };
 	buf_init(&h.edited, 1 * MIB);
-	buf_init(&h.line, 256 * MIB);
+	buf_init(&h.line, FIXTURE_TRUTH_LINE_MAX);
 	buf_init(&h.m_edited, 1 * MIB);
 	int rc = run(&g, &h, o, st);
 	if (g.truth)
@@ -352,12 +413,17 @@ int selector_fixture_generate(const struct selector_fixture_opts *o,
 	buf_finish(&g.text);
 	fixture__tree_free(&g.root);
 	fixture__model_free(&g);
+	for (uint32_t i = 0; g.test_ids && i < g.ntests; i++)
+		free(g.test_ids[i]);
+	free(g.test_ids);
+	free(g.oids);
 	git_odb_free(g.odb);
 	git_repository_free(g.repo);
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1);
 	git_libgit2_shutdown();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (st)
-		st->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		st->seconds =
+		    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	return rc;
 }

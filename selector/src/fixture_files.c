@@ -24,7 +24,7 @@ static int put(struct fx_gen *g, const char *path, const char *fmt, ...)
 }
 
 static const char *const docs[] = { "docs/source/index.rst", "docs/source/nn.rst",
-				     "docs/source/notes/autograd.rst", "README.md" };
+				    "docs/source/notes/autograd.rst", "README.md" };
 static const char *const bins[] = { "docs/source/_static/img/pytorch-logo-dark.png",
 				    "test/assets/linear_model.pt" };
 
@@ -79,13 +79,14 @@ int fixture__write_infra(struct fx_gen *g, int which)
 			   "if __name__ == \"__main__\":\n    sys.exit(main())\n",
 			   g->v_run_test);
 	case FX_INFRA_COMMON:
-		return put(g, "torch/testing/_internal/common_utils.py",
-			   "\"\"\"Test utilities shared by every test file.\"\"\"\nimport unittest\n\n"
-			   "import torch\n\nCOMMON_REV = %u\n\n\nclass TestCase(unittest.TestCase):\n"
-			   "    def assertEqual(self, a, b, atol=None, rtol=None, msg=None):\n"
-			   "        return a == b or COMMON_REV\n\n\ndef run_tests():\n"
-			   "    unittest.main()\n",
-			   g->v_common);
+		return put(
+		    g, "torch/testing/_internal/common_utils.py",
+		    "\"\"\"Test utilities shared by every test file.\"\"\"\nimport unittest\n\n"
+		    "import torch\n\nCOMMON_REV = %u\n\n\nclass TestCase(unittest.TestCase):\n"
+		    "    def assertEqual(self, a, b, atol=None, rtol=None, msg=None):\n"
+		    "        return a == b or COMMON_REV\n\n\ndef run_tests():\n"
+		    "    unittest.main()\n",
+		    g->v_common);
 	default:
 		return err_set(ERR_INVAL, "fixture: no infrastructure file %d", which);
 	}
@@ -111,27 +112,31 @@ static int write_testing(struct fx_gen *g)
 		     "    return lambda f: f\n\n\ndef ops(op_list, dtypes=None):\n"
 		     "    return lambda f: f\n\n\ndef toleranceOverride(d):\n    return d\n\n\n"
 		     "def tol(atol, rtol):\n    return (atol, rtol)\n");
-	rc = rc ? rc : put(g, "torch/testing/_internal/common_dtype.py",
-			   "import torch\n\n\ndef floating_types():\n"
-			   "    return (torch.float32, torch.float64)\n");
-	rc = rc ? rc : put(g, "torch/testing/_internal/opinfo/core.py",
-			   "\"\"\"OpInfo and its kin.\"\"\"\n\n\nclass OpInfo:\n"
-			   "    def __init__(self, name, **kwargs):\n        self.name = name\n\n\n"
-			   "class UnaryUfuncInfo(OpInfo):\n    pass\n\n\n"
-			   "class BinaryUfuncInfo(OpInfo):\n    pass\n\n\n"
-			   "class ReductionOpInfo(OpInfo):\n    pass\n");
+	rc = rc ? rc
+		: put(g, "torch/testing/_internal/common_dtype.py",
+		      "import torch\n\n\ndef floating_types():\n"
+		      "    return (torch.float32, torch.float64)\n");
+	rc = rc ? rc
+		: put(g, "torch/testing/_internal/opinfo/core.py",
+		      "\"\"\"OpInfo and its kin.\"\"\"\n\n\nclass OpInfo:\n"
+		      "    def __init__(self, name, **kwargs):\n        self.name = name\n\n\n"
+		      "class UnaryUfuncInfo(OpInfo):\n    pass\n\n\n"
+		      "class BinaryUfuncInfo(OpInfo):\n    pass\n\n\n"
+		      "class ReductionOpInfo(OpInfo):\n    pass\n");
 	rc = rc ? rc : put(g, "torch/testing/_internal/opinfo/__init__.py", "\n");
 	rc = rc ? rc : put(g, "torch/testing/_internal/__init__.py", "\n");
 	rc = rc ? rc : put(g, "torch/testing/__init__.py", "\"\"\"torch.testing.\"\"\"\n");
-	rc = rc ? rc : put(g, "torch/_decomp/__init__.py",
-			   "\n\ndef register_decomposition(op):\n    return lambda f: f\n");
+	rc = rc ? rc
+		: put(g, "torch/_decomp/__init__.py",
+		      "\n\ndef register_decomposition(op):\n    return lambda f: f\n");
 	if (rc)
 		return rc;
 	buf_reset(&g->text);
 	if (buf_appendf(&g->text, "\"\"\"Op database families.\"\"\"\n"))
 		return ERR_LIMIT;
 	for (uint32_t i = 0; i < g->sc.def_files; i++)
-		if (buf_appendf(&g->text, "from torch.testing._internal.opinfo.definitions import %s\n",
+		if (buf_appendf(&g->text,
+				"from torch.testing._internal.opinfo.definitions import %s\n",
 				fixture__def_names[i]))
 			return ERR_LIMIT;
 	if (buf_appendf(&g->text, "\nop_db = [\n"))
@@ -160,10 +165,16 @@ static int write_package_inits(struct fx_gen *g)
 	return 0;
 }
 
-static const char *const filler_dirs[] = { "c10/util",	 "c10/core",	 "torch/csrc/autograd",
-					   "torch/csrc/jit/passes", "third_party/kineto/src",
-					   "aten/src/ATen/cpu", "benchmarks/operator",
-					   "docs/source/api", "tools/codegen", "caffe2/core" };
+static const char *const filler_dirs[] = { "c10/util",
+					   "c10/core",
+					   "torch/csrc/autograd",
+					   "torch/csrc/jit/passes",
+					   "third_party/kineto/src",
+					   "aten/src/ATen/cpu",
+					   "benchmarks/operator",
+					   "docs/source/api",
+					   "tools/codegen",
+					   "caffe2/core" };
 #define NFD (sizeof(filler_dirs) / sizeof(filler_dirs[0]))
 
 static int write_filler(struct fx_gen *g)
@@ -174,12 +185,16 @@ static int write_filler(struct fx_gen *g)
 	for (size_t k = 0; k < want; k++) {
 		size_t d = k / 150;
 		const char *dir = filler_dirs[d % NFD];
-		const char *ext = d % NFD < 2 ? "h" : d % NFD == 6 || d % NFD == 8 ? "py"
-						   : d % NFD == 7		 ? "rst"
-										 : "cpp";
+		const char *ext = d % NFD < 2                    ? "h"
+				  : d % NFD == 6 || d % NFD == 8 ? "py"
+				  : d % NFD == 7                 ? "rst"
+								 : "cpp";
 		snprintf(path, sizeof(path), "%s%zu/part_%zu.%s", dir, d / NFD, k, ext);
 		int rc = put(g, path, "%s %s: generated filler %zu\n",
-			     !strcmp(ext, "py") ? "#" : !strcmp(ext, "rst") ? ".." : "//", path, k);
+			     !strcmp(ext, "py")    ? "#"
+			     : !strcmp(ext, "rst") ? ".."
+						   : "//",
+			     path, k);
 		if (rc)
 			return rc;
 	}
@@ -200,7 +215,8 @@ int fixture__write_static(struct fx_gen *g)
 	rc = rc ? rc : put(g, "torch/nn/__init__.py", "from torch.nn import functional\n");
 	rc = rc ? rc : put(g, "pyproject.toml", "[build-system]\nrequires = [\"setuptools\"]\n");
 	rc = rc ? rc : put(g, "test/__init__.py", "\n");
-	rc = rc ? rc : put(g, "aten/src/ATen/native/README.md",
-			   "Native operators: see native_functions.yaml.\n");
+	rc = rc ? rc
+		: put(g, "aten/src/ATen/native/README.md",
+		      "Native operators: see native_functions.yaml.\n");
 	return rc ? rc : write_filler(g);
 }

@@ -32,16 +32,17 @@ enum kind {
 	K_COUNT
 };
 static const char *const kind_names[K_COUNT] = {
-	"src_body", "functional", "class_method", "test_body", "test_add",  "test_module",
-	"opinfo",   "native_yaml", "native_cpp",  "decomp",	   "docs",	"binary",
-	"build",    "init",	   "conftest",	  "run_test",  "common_utils", "rename_module",
-	"delete_module",
+	"src_body",    "functional",   "class_method",  "test_body",     "test_add",
+	"test_module", "opinfo",       "native_yaml",   "native_cpp",    "decomp",
+	"docs",        "binary",       "build",         "init",          "conftest",
+	"run_test",    "common_utils", "rename_module", "delete_module",
 };
 /* per mille; fallback kinds (build .. delete) add up to about 10% */
 static const uint16_t kind_weight[K_COUNT] = { 270, 60, 60, 150, 40, 40, 80, 40, 50, 30,
-					       20, 15, 25, 10, 10, 10, 10, 20, 10 };
+					       20,  15, 25, 10,  10, 10, 10, 20, 10 };
 
-static int edited_add(struct fx_hist *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int edited_add(struct fx_hist *h, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static int edited_add(struct fx_hist *h, const char *fmt, ...)
 {
 	int rc = buf_appendf(&h->edited, "%s\"", h->edited.len ? "," : "");
@@ -114,8 +115,9 @@ static int edit_test(struct fx_hist *h, int kind)
 		f = fixture__below(r, g->ntfiles);
 		struct fx_tfile *tf = &g->tfiles[f];
 		uint8_t c = (uint8_t)fixture__below(r, tf->nclasses);
-		uint8_t k = !tf->device[c] ? FX_TEST_PLAIN : fixture__below(r, 4) ? FX_TEST_DEVICE
-										  : FX_TEST_OPS;
+		uint8_t k = !tf->device[c]         ? FX_TEST_PLAIN
+			    : fixture__below(r, 4) ? FX_TEST_DEVICE
+						   : FX_TEST_OPS;
 		rc = fixture__test_add(g, f, c, k, &t);
 		rc = rc ? rc : fixture__truth_test(g, t);
 		rc = rc ? rc : test_edited(h, t);
@@ -138,7 +140,8 @@ static int edit_op(struct fx_hist *h, int kind)
 	uint32_t o = FX_NONE;
 	for (int tries = 0; tries < 1000 && o == FX_NONE; tries++) {
 		uint32_t c = fixture__below(&g->rng, g->nops);
-		if ((kind != K_OPINFO || g->ops[c].has_info) && (kind != K_DECOMP || g->ops[c].has_decomp))
+		if ((kind != K_OPINFO || g->ops[c].has_info) &&
+		    (kind != K_DECOMP || g->ops[c].has_decomp))
 			o = c;
 	}
 	if (o == FX_NONE)
@@ -266,7 +269,7 @@ static int edit_module(struct fx_hist *h, int kind)
 
 static int pick_kind(struct fx_gen *g, int side)
 {
-	for (;;) {
+	for (int tries = 0; tries < 1000; tries++) {
 		uint32_t x = fixture__below(&g->rng, 1000), acc = 0;
 		for (int k = 0; k < K_COUNT; k++) {
 			acc += kind_weight[k];
@@ -277,6 +280,7 @@ static int pick_kind(struct fx_gen *g, int side)
 			}
 		}
 	}
+	return K_SRC_BODY;
 }
 
 static int do_edit(struct fx_hist *h, int kind)
@@ -310,7 +314,9 @@ static int do_edit(struct fx_hist *h, int kind)
 
 const char *fixture__kind_name(int kind)
 {
-	return kind >= 0 && kind < K_COUNT ? kind_names[kind] : kind == K_MERGE ? "merge" : "initial";
+	return kind >= 0 && kind < K_COUNT ? kind_names[kind]
+	       : kind == K_MERGE           ? "merge"
+					   : "initial";
 }
 
 /* One ordinary commit on top of `parent`: an edit, its commit and its truth line. */

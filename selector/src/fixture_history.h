@@ -10,9 +10,9 @@
 struct fx_hist {
 	struct fx_gen *g;
 	int kind, fallback;
-	uint32_t index;     /* commits written so far: the clock of the next one */
-	struct buf edited;  /* JSON strings, comma-separated: what the commit edited */
-	struct buf line;    /* the truth line being written */
+	uint32_t index;    /* commits written so far: the clock of the next one */
+	struct buf edited; /* JSON strings, comma-separated: what the commit edited */
+	struct buf line;   /* the truth line being written */
 	/* a side branch's commits, collected for the truth of its merge */
 	struct fx_vec m_tests;
 	char **m_paths;

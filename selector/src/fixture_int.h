@@ -72,8 +72,14 @@ struct fx_op {
 };
 
 enum fx_test_kind { FX_TEST_PLAIN, FX_TEST_DEVICE, FX_TEST_OPS };
-enum fx_opset { FX_SET_NONE, FX_SET_OP_DB, FX_SET_UNARY, FX_SET_BINARY, FX_SET_REDUCTION,
-		FX_SET_LIST };
+enum fx_opset {
+	FX_SET_NONE,
+	FX_SET_OP_DB,
+	FX_SET_UNARY,
+	FX_SET_BINARY,
+	FX_SET_REDUCTION,
+	FX_SET_LIST
+};
 enum fx_style { FX_STYLE_TORCH, FX_STYLE_F, FX_STYLE_FROM, FX_STYLE_DOTTED };
 
 struct fx_test {
@@ -128,6 +134,7 @@ struct fx_gen {
 	uint32_t nops;
 	struct fx_test *tests;
 	uint32_t ntests, captests;
+	char **test_ids; /* formatted once, on first use; parallel to tests */
 	struct fx_tfile *tfiles;
 	uint32_t ntfiles;
 	struct fx_vec by_level[FX_LEVELS]; /* FUNC nodes of live, non-orphan modules */
@@ -141,9 +148,13 @@ struct fx_gen {
 	/* git */
 	git_repository *repo;
 	git_odb *odb;
+	git_odb_backend *mempack; /* owned by odb */
+	int record_paths;         /* off for the first commit, which adds everything */
 	struct fx_dir root;
 	struct buf text; /* scratch for rendering */
 	size_t objects;
+	git_oid *oids; /* every object written, for the pack */
+	size_t noids, capoids;
 	char **paths; /* paths changed by the commit being built */
 	uint32_t npaths, cappaths;
 	FILE *truth;
@@ -152,8 +163,7 @@ struct fx_gen {
 /* fixture_model.c */
 int fixture__model_build(struct fx_gen *g);
 void fixture__model_free(struct fx_gen *g);
-int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind,
-		      uint32_t *out);
+int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind, uint32_t *out);
 int fixture__test_set_uses(struct fx_gen *g, uint32_t t);
 void fixture__truth_begin(struct fx_gen *g);
 int fixture__truth_node(struct fx_gen *g, uint32_t node);
@@ -179,6 +189,7 @@ extern const char *const fixture__def_names[];
 extern const size_t fixture__def_names_count;
 
 /* fixture_tree.c */
+int fixture__oid_note(struct fx_gen *g, const git_oid *oid);
 int fixture__file_set(struct fx_gen *g, const char *path, const void *data, size_t len);
 int fixture__file_set_text(struct fx_gen *g, const char *path); /* g->text */
 int fixture__file_del(struct fx_gen *g, const char *path);
@@ -192,7 +203,17 @@ void fixture__paths_clear(struct fx_gen *g);
 int fixture__write_static(struct fx_gen *g);
 int fixture__write_infra(struct fx_gen *g, int which); /* FX_INFRA_* */
 int fixture__write_doc_or_bin(struct fx_gen *g, int bin, int i);
-enum { FX_INFRA_INIT, FX_INFRA_SETUP, FX_INFRA_CMAKE, FX_INFRA_CMAKE_DEPS, FX_INFRA_ATEN_CMAKE,
-       FX_INFRA_CONFTEST, FX_INFRA_RUN_TEST, FX_INFRA_COMMON, FX_INFRA_DOCS, FX_INFRA_BIN };
+enum {
+	FX_INFRA_INIT,
+	FX_INFRA_SETUP,
+	FX_INFRA_CMAKE,
+	FX_INFRA_CMAKE_DEPS,
+	FX_INFRA_ATEN_CMAKE,
+	FX_INFRA_CONFTEST,
+	FX_INFRA_RUN_TEST,
+	FX_INFRA_COMMON,
+	FX_INFRA_DOCS,
+	FX_INFRA_BIN
+};
 
 #endif

@@ -51,38 +51,51 @@ uint32_t fixture__below(struct fx_rng *r, uint32_t n)
 	return (uint32_t)(fixture__rand(r) % n);
 }
 
+/* 0..n-1, low values far more likely (density ~ 1/sqrt(x)): a few popular functions that many
+ * others call, as in a real code base, rather than a uniform web. */
+static uint32_t skewed(struct fx_rng *r, uint32_t n)
+{
+	double u = (double)(fixture__rand(r) >> 11) / 9007199254740992.0;
+	uint32_t x = (uint32_t)(u * u * u * n);
+	return x < n ? x : n - 1;
+}
+
 static const char *const pkgs[] = {
-	"nn",	  "optim",   "utils",	  "distributed", "fx",	       "_inductor", "_dynamo",
-	"ao",	  "jit",     "onnx",	  "autograd",	 "cuda",       "sparse",    "special",
-	"linalg", "fft",     "profiler",  "export",	 "func",       "masked",    "nested",
-	"signal", "amp",     "backends",  "_functorch",	 "_subclasses", "_prims",   "_refs",
-	"quantization", "multiprocessing",
+	"nn",         "optim",       "utils",  "distributed", "fx",           "_inductor",
+	"_dynamo",    "ao",          "jit",    "onnx",        "autograd",     "cuda",
+	"sparse",     "special",     "linalg", "fft",         "profiler",     "export",
+	"func",       "masked",      "nested", "signal",      "amp",          "backends",
+	"_functorch", "_subclasses", "_prims", "_refs",       "quantization", "multiprocessing",
 };
 static const char *const subs[] = { "core", "passes", "impl", "codegen", "runtime", "graph" };
-static const char *const words[] = { "scale", "pad",  "norm",  "fold",	"mask",	 "pool",
-				     "blend", "warp", "merge", "split", "shard", "fuse",
-				     "trace", "lower", "pack", "cast",	"tile",	 "remap" };
+static const char *const words[] = { "scale", "pad",   "norm",  "fold",  "mask",  "pool",
+				     "blend", "warp",  "merge", "split", "shard", "fuse",
+				     "trace", "lower", "pack",  "cast",  "tile",  "remap" };
 static const char *const real_ops[] = {
-	"add",	   "sub",	 "mul",	     "div",	"mm",	    "bmm",     "matmul", "addmm",
-	"exp",	   "log",	 "sqrt",     "rsqrt",	"abs",	    "neg",     "sin",	 "cos",
-	"tanh",	   "sigmoid",	 "relu",     "gelu",	"silu",	    "softmax", "log_softmax",
-	"sum",	   "mean",	 "amax",     "amin",	"prod",	    "var",     "std",	 "clamp",
-	"pow",	   "where",	 "cat",	     "stack",	"layer_norm", "erf",   "floor",	 "ceil",
-	"maximum", "minimum",	 "eq",	     "ne",	"lt",	    "logsumexp", "cumsum", "argmax",
-	"reciprocal", "expm1",	 "log1p",    "atan2",	"hypot",    "fmod",    "remainder",
-	"norm",	   "any",	 "all",	     "nansum",
+	"add",        "sub",         "mul",       "div",     "mm",        "bmm",        "matmul",
+	"addmm",      "exp",         "log",       "sqrt",    "rsqrt",     "abs",        "neg",
+	"sin",        "cos",         "tanh",      "sigmoid", "relu",      "gelu",       "silu",
+	"softmax",    "log_softmax", "sum",       "mean",    "amax",      "amin",       "prod",
+	"var",        "std",         "clamp",     "pow",     "where",     "cat",        "stack",
+	"layer_norm", "erf",         "floor",     "ceil",    "maximum",   "minimum",    "eq",
+	"ne",         "lt",          "logsumexp", "cumsum",  "argmax",    "reciprocal", "expm1",
+	"log1p",      "atan2",       "hypot",     "fmod",    "remainder", "norm",       "any",
+	"all",        "nansum",
 };
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static uint8_t real_op_kind(const char *n)
 {
-	static const char *const bin[] = { "add", "sub", "mul", "div", "pow", "maximum", "minimum",
-					   "eq", "ne", "lt", "atan2", "hypot", "fmod", "remainder" };
-	static const char *const red[] = { "sum", "mean", "amax", "amin", "prod", "var", "std",
-					   "logsumexp", "argmax", "norm", "any", "all", "nansum" };
-	static const char *const una[] = { "exp", "log", "sqrt", "rsqrt", "abs", "neg", "sin",
-					   "cos", "tanh", "sigmoid", "relu", "gelu", "silu", "erf",
-					   "floor", "ceil", "reciprocal", "expm1", "log1p" };
+	static const char *const bin[] = { "add",     "sub",     "mul",  "div",      "pow",
+					   "maximum", "minimum", "eq",   "ne",       "lt",
+					   "atan2",   "hypot",   "fmod", "remainder" };
+	static const char *const red[] = { "sum", "mean", "amax",      "amin",   "prod",
+					   "var", "std",  "logsumexp", "argmax", "norm",
+					   "any", "all",  "nansum" };
+	static const char *const una[] = { "exp",  "log",        "sqrt",  "rsqrt", "abs",
+					   "neg",  "sin",        "cos",   "tanh",  "sigmoid",
+					   "relu", "gelu",       "silu",  "erf",   "floor",
+					   "ceil", "reciprocal", "expm1", "log1p" };
 	for (size_t i = 0; i < NELEMS(bin); i++)
 		if (!strcmp(n, bin[i]))
 			return FX_OP_BINARY;
@@ -109,7 +122,8 @@ static void build_ops(struct fx_gen *g)
 		}
 		o->has_info = fixture__below(r, 10) < 8;
 		o->has_decomp = fixture__below(r, 10) < 3;
-		o->info_file = (uint16_t)(fixture__below(r, 2) ? 0 : 1 + fixture__below(r, g->sc.def_files));
+		o->info_file =
+		    (uint16_t)(fixture__below(r, 2) ? 0 : 1 + fixture__below(r, g->sc.def_files));
 		o->cpp_file = (uint16_t)(i / g->sc.ops_per_cpp);
 		o->v_yaml = o->v_cpp = o->v_info = o->v_decomp = 1;
 	}
@@ -161,8 +175,8 @@ static int build_modules(struct fx_gen *g)
 			n->op = FX_NONE;
 			n->version = 1;
 			n->level = (uint8_t)fixture__below(r, FX_LEVELS);
-			snprintf(n->name, sizeof(n->name), "%s_%u", words[(g->nnodes / 7) % NELEMS(words)],
-				 g->nnodes);
+			snprintf(n->name, sizeof(n->name), "%s_%u",
+				 words[(g->nnodes / 7) % NELEMS(words)], g->nnodes);
 			if (!m->orphan && fixture__vec_push(&g->by_level[n->level], g->nnodes))
 				return ERR_NOMEM;
 			g->nnodes++;
@@ -224,7 +238,7 @@ static int build_calls(struct fx_gen *g)
 		uint32_t want = 1 + fixture__below(r, 2);
 		for (uint32_t k = 0; k < want * 4 && n->ncalls < want; k++) {
 			const struct fx_vec *pool = &g->by_level[lv - 1];
-			uint32_t c = pool->v[fixture__below(r, pool->n)];
+			uint32_t c = pool->v[skewed(r, pool->n)];
 			if (g->nodes[c].mod == n->mod)
 				continue;
 			int dup = 0;
@@ -266,8 +280,8 @@ int fixture__test_set_uses(struct fx_gen *g, uint32_t ti)
 		const struct fx_module *m = &g->mods[g->nodes[c].mod];
 		uint32_t s = fixture__below(r, 4);
 		t->style[t->nuses] = m->functional ? FX_STYLE_F
-				     : s < 2	   ? FX_STYLE_TORCH
-				     : s == 2	   ? FX_STYLE_FROM
+				     : s < 2       ? FX_STYLE_TORCH
+				     : s == 2      ? FX_STYLE_FROM
 						   : FX_STYLE_DOTTED;
 		t->uses[t->nuses++] = c;
 		if (fixture__vec_push(&g->nodes[c].users, ti))
@@ -294,13 +308,17 @@ int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind
 		uint32_t cap = g->captests ? g->captests * 2 : 1024;
 		struct fx_test *t = realloc(g->tests, (size_t)cap * sizeof(*t));
 		uint32_t *mk = realloc(g->test_mark, (size_t)cap * sizeof(*mk));
+		char **ids = realloc(g->test_ids, (size_t)cap * sizeof(*ids));
 		if (t)
 			g->tests = t;
 		if (mk)
 			g->test_mark = mk;
-		if (!t || !mk)
+		if (ids)
+			g->test_ids = ids;
+		if (!t || !mk || !ids)
 			return err_set(ERR_NOMEM, "fixture: out of memory for %u tests", cap);
 		memset(g->test_mark + g->captests, 0, (size_t)(cap - g->captests) * sizeof(*mk));
+		memset(g->test_ids + g->captests, 0, (size_t)(cap - g->captests) * sizeof(*ids));
 		g->captests = cap;
 	}
 	uint32_t ti = g->ntests++;
@@ -317,7 +335,7 @@ int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind
 		 f->tests.n);
 	if (kind == FX_TEST_OPS) {
 		uint32_t s = fixture__below(r, 100);
-		t->opset = s < 8 ? FX_SET_OP_DB
+		t->opset = s < 8    ? FX_SET_OP_DB
 			   : s < 35 ? FX_SET_UNARY
 			   : s < 62 ? FX_SET_BINARY
 			   : s < 80 ? FX_SET_REDUCTION
@@ -341,16 +359,31 @@ int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind
 	return 0;
 }
 
-static const char *const tfile_words[] = { "nn",	"ops",	   "linalg", "sparse",
-					   "autograd", "optim",	   "jit",    "fx",
-					   "inductor", "dynamo",   "quant",  "cuda",
-					   "dataloader", "reductions", "unary_ufuncs",
-					   "binary_ufuncs", "tensor_creation", "indexing",
-					   "serialization", "distributions" };
-static const char *const tdirs[] = { "",	  "nn/",	"inductor/", "dynamo/",
-				     "distributed/", "export/",   "functorch/", "quantization/",
-				     "jit/",	  "fx/",	"onnx/",     "profiler/",
-				     "optim/",	  "autograd/",	"cpp_extensions/" };
+static const char *const tfile_words[] = { "nn",
+					   "ops",
+					   "linalg",
+					   "sparse",
+					   "autograd",
+					   "optim",
+					   "jit",
+					   "fx",
+					   "inductor",
+					   "dynamo",
+					   "quant",
+					   "cuda",
+					   "dataloader",
+					   "reductions",
+					   "unary_ufuncs",
+					   "binary_ufuncs",
+					   "tensor_creation",
+					   "indexing",
+					   "serialization",
+					   "distributions" };
+static const char *const tdirs[] = { "",           "nn/",           "inductor/",
+				     "dynamo/",    "distributed/",  "export/",
+				     "functorch/", "quantization/", "jit/",
+				     "fx/",        "onnx/",         "profiler/",
+				     "optim/",     "autograd/",     "cpp_extensions/" };
 
 static int build_tests(struct fx_gen *g)
 {
@@ -378,7 +411,7 @@ static int build_tests(struct fx_gen *g)
 		uint32_t n = g->sc.tests_per_file / 2 + fixture__below(r, g->sc.tests_per_file + 1);
 		for (uint32_t k = 0; k < n; k++) {
 			uint8_t c = (uint8_t)(k * f->nclasses / n);
-			uint8_t kind = !f->device[c]		     ? FX_TEST_PLAIN
+			uint8_t kind = !f->device[c]                 ? FX_TEST_PLAIN
 				       : fixture__below(r, 100) < 22 ? FX_TEST_OPS
 								     : FX_TEST_DEVICE;
 			int rc = fixture__test_add(g, i, c, kind, NULL);
@@ -530,16 +563,27 @@ int fixture__truth_file(struct fx_gen *g, uint32_t tfile)
 
 const char *fixture__opset_name(uint8_t set)
 {
-	static const char *const n[] = { NULL, "op_db", "unary_ufuncs", "binary_ufuncs",
-					 "reduction_ops", "list" };
+	static const char *const n[] = {
+		NULL, "op_db", "unary_ufuncs", "binary_ufuncs", "reduction_ops", "list"
+	};
 	return set < NELEMS(n) ? n[set] : NULL;
 }
 
+/* Test ids never change (test files are not renamed), so each is formatted once. */
 int fixture__test_id(struct fx_gen *g, struct buf *b, uint32_t ti)
 {
-	const struct fx_test *t = &g->tests[ti];
-	const struct fx_tfile *f = &g->tfiles[t->file];
-	if (t->cls)
-		return buf_appendf(b, "%s::Test%s_%u::%s", f->path, f->stem, t->cls, t->name);
-	return buf_appendf(b, "%s::Test%s::%s", f->path, f->stem, t->name);
+	if (!g->test_ids[ti]) {
+		const struct fx_test *t = &g->tests[ti];
+		const struct fx_tfile *f = &g->tfiles[t->file];
+		char id[FX_PATH_MAX + 2 * FX_NAME_MAX + 16];
+		if (t->cls)
+			snprintf(id, sizeof(id), "%s::Test%s_%u::%s", f->path, f->stem, t->cls,
+				 t->name);
+		else
+			snprintf(id, sizeof(id), "%s::Test%s::%s", f->path, f->stem, t->name);
+		g->test_ids[ti] = strdup(id);
+		if (!g->test_ids[ti])
+			return err_set(ERR_NOMEM, "fixture: out of memory for a test id");
+	}
+	return buf_append_str(b, g->test_ids[ti]);
 }

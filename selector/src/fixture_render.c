@@ -13,15 +13,15 @@
 			return err_set(ERR_LIMIT, "fixture: a rendered file is too large");        \
 	} while (0)
 
-const char *const fixture__def_names[] = { "linalg", "special", "fft",	   "signal",
-					   "sparse", "nested",	"_masked", "nn",
-					   "foreach", "refs",	"quantized", "random" };
+const char *const fixture__def_names[] = { "linalg",  "special", "fft",       "signal",
+					   "sparse",  "nested",  "_masked",   "nn",
+					   "foreach", "refs",    "quantized", "random" };
 const size_t fixture__def_names_count = sizeof(fixture__def_names) / sizeof(fixture__def_names[0]);
 
-static const char *const cpp_names[] = { "BinaryOps",	   "UnaryOps",	    "ReduceOps",
-					 "Activation",	   "LinearAlgebra", "TensorShape",
-					 "PointwiseOps",   "Sorting",	    "Normalization",
-					 "Loss",	   "TensorCompare", "SoftMax" };
+static const char *const cpp_names[] = { "BinaryOps",    "UnaryOps",      "ReduceOps",
+					 "Activation",   "LinearAlgebra", "TensorShape",
+					 "PointwiseOps", "Sorting",       "Normalization",
+					 "Loss",         "TensorCompare", "SoftMax" };
 #define NCPP (sizeof(cpp_names) / sizeof(cpp_names[0]))
 
 int fixture__cpp_path(char *out, size_t cap, uint32_t file)
@@ -71,6 +71,20 @@ static int render_body(struct fx_gen *g, const struct fx_node *n, const char *in
 	return 0;
 }
 
+/* True when call c of node i is also an earlier call of the module: one import line each. */
+static int imported_before(const struct fx_gen *g, const struct fx_module *m, uint32_t i, int c)
+{
+	uint32_t callee = g->nodes[i].calls[c];
+	for (uint32_t j = m->first; j <= i; j++) {
+		const struct fx_node *n = &g->nodes[j];
+		int upto = j == i ? c : n->kind == FX_CLASS ? 0 : n->ncalls;
+		for (int k = 0; k < upto; k++)
+			if (n->calls[k] == callee)
+				return 1;
+	}
+	return 0;
+}
+
 int fixture__render_module(struct fx_gen *g, uint32_t mi)
 {
 	const struct fx_module *m = &g->mods[mi];
@@ -82,8 +96,9 @@ int fixture__render_module(struct fx_gen *g, uint32_t mi)
 		if (n->kind == FX_CLASS)
 			continue;
 		for (int c = 0; c < n->ncalls; c++)
-			P("from %s import %s\n", node_mod_dotted(g, n->calls[c]),
-			  g->nodes[n->calls[c]].name);
+			if (!imported_before(g, m, i, c))
+				P("from %s import %s\n", node_mod_dotted(g, n->calls[c]),
+				  g->nodes[n->calls[c]].name);
 	}
 	P("\n_MODULE_REV = %u\n", m->version);
 	for (uint32_t i = m->first; i < m->first + m->n; i++) {
@@ -163,7 +178,8 @@ static int render_test(struct fx_gen *g, const struct fx_test *t)
 		P("    @dtypes(torch.float32, torch.float16)\n");
 	if (t->kind == FX_TEST_OPS) {
 		if (t->opset == FX_SET_LIST) {
-			P("    @ops([op for op in op_db if op.name in ('%s'", g->ops[t->list_ops[0]].name);
+			P("    @ops([op for op in op_db if op.name in ('%s'",
+			  g->ops[t->list_ops[0]].name);
 			if (t->nlist > 1)
 				P(", '%s'", g->ops[t->list_ops[1]].name);
 			P(")])\n");
@@ -190,10 +206,14 @@ static int render_test(struct fx_gen *g, const struct fx_test *t)
 		const struct fx_op *o = &g->ops[t->ops[k]];
 		if (t->method_style)
 			P("        y = y.%s(%s)\n", o->name,
-			  o->kind == FX_OP_BINARY ? "x" : o->kind == FX_OP_REDUCTION ? "dim=-1" : "");
+			  o->kind == FX_OP_BINARY      ? "x"
+			  : o->kind == FX_OP_REDUCTION ? "dim=-1"
+						       : "");
 		else
 			P("        y = torch.%s(%s)\n", o->name,
-			  o->kind == FX_OP_BINARY ? "y, x" : o->kind == FX_OP_REDUCTION ? "y, dim=-1" : "y");
+			  o->kind == FX_OP_BINARY      ? "y, x"
+			  : o->kind == FX_OP_REDUCTION ? "y, dim=-1"
+						       : "y");
 	}
 	if (t->kind == FX_TEST_OPS) {
 		P("        for sample in op.sample_inputs(device, dtype):\n");
@@ -246,9 +266,11 @@ int fixture__render_tfile(struct fx_gen *g, uint32_t fi)
 		}
 		if (f->device[c]) {
 			if (c)
-				P("\n\ninstantiate_device_type_tests(Test%s_%u, globals())\n", f->stem, c);
+				P("\n\ninstantiate_device_type_tests(Test%s_%u, globals())\n",
+				  f->stem, c);
 			else
-				P("\n\ninstantiate_device_type_tests(Test%s, globals())\n", f->stem);
+				P("\n\ninstantiate_device_type_tests(Test%s, globals())\n",
+				  f->stem);
 		}
 	}
 	P("\n\nif __name__ == \"__main__\":\n    run_tests()\n");
@@ -263,9 +285,10 @@ int fixture__render_yaml(struct fx_gen *g)
 	  "  dispatch:\n    CPU: empty_cpu\n");
 	for (uint32_t i = 0; i < g->nops; i++) {
 		const struct fx_op *o = &g->ops[i];
-		const char *args = o->kind == FX_OP_BINARY	? "Tensor self, Tensor other"
-				   : o->kind == FX_OP_REDUCTION ? "Tensor self, int dim=-1, bool keepdim=False"
-								: "Tensor self";
+		const char *args = o->kind == FX_OP_BINARY ? "Tensor self, Tensor other"
+				   : o->kind == FX_OP_REDUCTION
+				       ? "Tensor self, int dim=-1, bool keepdim=False"
+				       : "Tensor self";
 		P("\n- func: %s.Tensor(%s, *, int rev=%u) -> Tensor\n", o->name, args, o->v_yaml);
 		P("  variants: function, method\n");
 		P("  dispatch:\n    CPU, CUDA: %s_kernel\n", o->name);
@@ -281,7 +304,8 @@ int fixture__render_cpp(struct fx_gen *g, uint32_t file)
 	fixture__cpp_path(path, sizeof(path), file);
 	buf_reset(&g->text);
 	P("// %s: CPU and CUDA kernels of the generated upstream.\n", path);
-	P("#include <ATen/ATen.h>\n#include <ATen/native/DispatchStub.h>\n\nnamespace at::native {\n");
+	P("#include <ATen/ATen.h>\n#include <ATen/native/DispatchStub.h>\n\nnamespace at::native "
+	  "{\n");
 	for (uint32_t i = 0; i < g->nops; i++) {
 		const struct fx_op *o = &g->ops[i];
 		if (o->cpp_file != file)
@@ -331,7 +355,8 @@ int fixture__render_opinfo(struct fx_gen *g, uint32_t file)
 	P("from torch.testing._internal.opinfo.core import (\n    BinaryUfuncInfo,\n    OpInfo,\n"
 	  "    ReductionOpInfo,\n    UnaryUfuncInfo,\n)\n");
 	if (file == 0)
-		P("from torch.testing._internal.opinfo.definitions import op_db as _definitions_op_db\n");
+		P("from torch.testing._internal.opinfo.definitions import op_db as "
+		  "_definitions_op_db\n");
 	P("\nop_db: List[OpInfo] = [\n");
 	for (uint32_t i = 0; i < g->nops; i++) {
 		const struct fx_op *o = &g->ops[i];
@@ -339,7 +364,8 @@ int fixture__render_opinfo(struct fx_gen *g, uint32_t file)
 			continue;
 		P("    %s(\n        '%s',\n", info_class(o->kind), o->name);
 		P("        ref=np.%s,\n        dtypes=floating_types(),\n", o->name);
-		P("        decorators=(toleranceOverride({torch.float16: tol(atol=%ue-3, rtol=0)}),),\n",
+		P("        decorators=(toleranceOverride({torch.float16: tol(atol=%ue-3, "
+		  "rtol=0)}),),\n",
 		  o->v_info);
 		P("        supports_autograd=True,\n    ),\n");
 	}

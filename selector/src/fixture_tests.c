@@ -73,13 +73,14 @@ static int test_line(struct fx_gen *g, uint32_t ti, struct buf *b, struct buf *f
 		rc = rc ? rc : qualname(g, b, t->uses[k]);
 	}
 	rc = rc ? rc : reach(g, t, fn, ops, stack);
-	rc = rc ? rc : buf_appendf(b, "],\"functions\":[%s],\"ops\":[%s],\"opset\":", buf_str(fn),
-				   buf_str(ops));
+	rc = rc ? rc
+		: buf_appendf(b, "],\"functions\":[%s],\"ops\":[%s],\"opset\":", buf_str(fn),
+			      buf_str(ops));
 	const char *set = fixture__opset_name(t->opset);
 	if (!rc && set && t->opset == FX_SET_LIST)
-		rc = buf_appendf(b, "[\"%s\"%s%s%s]", g->ops[t->list_ops[0]].name,
-				 t->nlist > 1 ? ",\"" : "", t->nlist > 1 ? g->ops[t->list_ops[1]].name : "",
-				 t->nlist > 1 ? "\"" : "");
+		rc = buf_appendf(
+		    b, "[\"%s\"%s%s%s]", g->ops[t->list_ops[0]].name, t->nlist > 1 ? ",\"" : "",
+		    t->nlist > 1 ? g->ops[t->list_ops[1]].name : "", t->nlist > 1 ? "\"" : "");
 	else if (!rc)
 		rc = set ? buf_appendf(b, "\"%s\"", set) : buf_append_str(b, "null");
 	return rc ? rc : buf_append_str(b, "}\n");

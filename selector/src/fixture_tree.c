@@ -12,7 +12,8 @@
 static int git_fail(const char *what)
 {
 	const git_error *e = git_error_last();
-	return err_set(ERR_IO, "fixture: %s: %s", what, e && e->message ? e->message : "libgit2 error");
+	return err_set(ERR_IO, "fixture: %s: %s", what,
+		       e && e->message ? e->message : "libgit2 error");
 }
 
 static struct fx_ent *dir_find(struct fx_dir *d, const char *name, size_t len)
@@ -76,6 +77,8 @@ static struct fx_dir *walk(struct fx_gen *g, const char *path, const char **base
 
 static int path_record(struct fx_gen *g, const char *path)
 {
+	if (!g->record_paths)
+		return 0;
 	for (uint32_t i = 0; i < g->npaths; i++)
 		if (!strcmp(g->paths[i], path))
 			return 0;
@@ -101,13 +104,30 @@ void fixture__paths_clear(struct fx_gen *g)
 	g->npaths = 0;
 }
 
+/* Remembers an object written, so that the pack can list each one without walking trees. */
+int fixture__oid_note(struct fx_gen *g, const git_oid *oid)
+{
+	if (g->noids == g->capoids) {
+		size_t cap = g->capoids ? g->capoids * 2 : 4096;
+		git_oid *o = realloc(g->oids, cap * sizeof(*o));
+		if (!o)
+			return err_set(ERR_NOMEM, "fixture: out of memory for %zu object ids", cap);
+		g->oids = o;
+		g->capoids = cap;
+	}
+	g->oids[g->noids++] = *oid;
+	g->objects++;
+	return 0;
+}
+
 /* Writes the blob and puts it at `path`; records the path when its content changed. */
 int fixture__file_set(struct fx_gen *g, const char *path, const void *data, size_t len)
 {
 	git_oid oid;
 	if (git_odb_write(&oid, g->odb, data, len, GIT_OBJECT_BLOB))
 		return git_fail(path);
-	g->objects++;
+	if (fixture__oid_note(g, &oid))
+		return ERR_NOMEM;
 	const char *base;
 	struct fx_dir *d = walk(g, path, &base, 1);
 	if (!d)
@@ -169,7 +189,7 @@ static int tree_write(struct fx_gen *g, struct fx_dir *d)
 	if (!rc && git_treebuilder_write(&d->oid, tb))
 		rc = git_fail("writing a tree");
 	git_treebuilder_free(tb);
-	g->objects++;
+	rc = rc ? rc : fixture__oid_note(g, &d->oid);
 	d->dirty = 0;
 	return rc;
 }
@@ -185,13 +205,13 @@ int fixture__commit(struct fx_gen *g, git_oid *out, const char *msg, const git_o
 	if (git_signature_new(&sig, "Upstream Dev", "dev@upstream.invalid",
 			      1704067200 + (git_time_t)index * 3600, 0))
 		return git_fail("signature");
-	const git_oid *pp[2] = { nparents > 0 ? &parents[0] : NULL, nparents > 1 ? &parents[1] : NULL };
+	const git_oid *pp[2] = { nparents > 0 ? &parents[0] : NULL,
+				 nparents > 1 ? &parents[1] : NULL };
 	if (git_commit_create_from_ids(out, g->repo, NULL, sig, sig, NULL, msg, &g->root.oid,
 				       nparents, pp))
 		rc = git_fail("creating a commit");
 	git_signature_free(sig);
-	g->objects++;
-	return rc;
+	return rc ? rc : fixture__oid_note(g, out);
 }
 
 void fixture__tree_free(struct fx_dir *d)

@@ -46,6 +46,11 @@
 #define SELECT_TESTS_MAX 10000000 /* candidates of one selection */
 #define SELECT_DIFF_INPUT_MAX (256 * MIB) /* --diff FILE|- read into memory */
 
+/* ---- the synthetic upstream (selector fixture) ---- */
+#define FIXTURE_FILE_MAX       (64 * MIB)  /* one rendered file */
+#define FIXTURE_TRUTH_LINE_MAX (256 * MIB) /* one commits.jsonl line (affected ids) */
+#define FIXTURE_COMMITS_MAX    1000000
+
 /* ---- emulator programs (spyre-emu) ---- */
 #define SPYRE_PROGRAM_INSNS_MAX 1000000 /* instructions in one core's program */
 

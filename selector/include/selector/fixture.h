@@ -33,7 +33,8 @@
 
 enum selector_fixture_scale {
 	SELECTOR_FIXTURE_SMALL,   /* a few hundred files, ~2,000 tests, ~100 commits */
-	SELECTOR_FIXTURE_PYTORCH, /* >= 20,000 files, 1,500 test files, 60,000 tests, 3,000 commits */
+	SELECTOR_FIXTURE_PYTORCH, /* >= 20,000 files, 1,500 test files, 60,000 tests, 3,000 commits
+				   */
 };
 
 struct selector_fixture_opts {
