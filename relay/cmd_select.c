@@ -9,6 +9,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/err.h"
+#include "common/fsutil.h"
+#include "common/jsonx.h"
 #include "common/limits.h"
 #include "common/num.h"
 #include "select_front.h"
@@ -21,7 +23,7 @@
 #define PROGRESS_MIN          2000 /* items before a progress bar is worth drawing */
 
 struct select_args {
-	const char *repo, *base, *head, *diff, *explain, *tier;
+	const char *repo, *base, *head, *diff, *explain, *tier, *history;
 	const char *specs[SELECT_SPECS_ARGS_MAX];
 	size_t n_specs;
 	struct select_budget budget;
@@ -50,6 +52,8 @@ static int parse_value(struct select_args *a, const char *opt, const char *v)
 		a->explain = v;
 	else if (!strcmp(opt, "--tier"))
 		a->tier = v;
+	else if (!strcmp(opt, "--history"))
+		a->history = v;
 	else if (!strcmp(opt, "--specs")) {
 		if (a->n_specs == SELECT_SPECS_ARGS_MAX)
 			return cli_usage_error(self(), "more than %d --specs",
@@ -187,6 +191,44 @@ static int load_specs(const struct select_args *a, struct spec_set **set)
 	return rc;
 }
 
+/* --history FILE: {"test id": {"failed_before": bool, "flaky": bool, "mean_seconds": N}}. The
+ * ids point into `*json`, which the caller keeps until the history is no longer used. */
+static int load_history(const char *path, json_t **json, struct select_history *h)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc = fs_read_file(&data, &len, path, SELECT_HISTORY_MAX);
+	if (rc < 0)
+		return err_prefix("--history %s: ", path);
+	*json = jx_loadb(data, len, SELECT_HISTORY_MAX);
+	free(data);
+	if (!json_is_object(*json))
+		return err_set(ERR_INVAL, "--history %s: %s", path,
+			       *json ? "not a JSON object of test ids" : err_last());
+	h->v = calloc(json_object_size(*json) + 1, sizeof *h->v);
+	if (!h->v)
+		return err_set(ERR_NOMEM, "--history %s", path);
+	const char *id;
+	json_t *e;
+	json_object_foreach(*json, id, e)
+	{
+		json_t *secs = json_object_get(e, "mean_seconds");
+		if (!json_is_object(e) || (secs && !json_is_number(secs)))
+			return err_set(ERR_INVAL,
+				       "--history %s: '%s': want {failed_before, flaky, "
+				       "mean_seconds}",
+				       path, id);
+		h->v[h->n++] = (struct select_history_entry){
+			.id = id,
+			.failed_before = jx_get_bool(e, "failed_before", false),
+			.flaky = jx_get_bool(e, "flaky", false),
+			.mean_seconds = secs ? json_number_value(secs) : 0,
+		};
+	}
+	selector_history_sort(h);
+	return 0;
+}
+
 /* ---- the run ---- */
 
 struct run {
@@ -195,11 +237,15 @@ struct run {
 	struct spec_resolver *resolver;
 	struct front front;
 	struct select_report rep;
+	json_t *history_json;
+	struct select_history history;
 };
 
 static int stages(struct run *r, const struct select_args *a, bool tty)
 {
-	int rc = read_changes(a, &r->cs);
+	int rc = a->history ? load_history(a->history, &r->history_json, &r->history) : 0;
+	if (rc == 0)
+		rc = read_changes(a, &r->cs);
 	if (rc == 0)
 		rc = load_specs(a, &r->specs);
 	if (rc == 0)
@@ -226,7 +272,7 @@ static int stages(struct run *r, const struct select_args *a, bool tty)
 	rc = selector_stage3_run(&r->rep, r->specs, r->resolver, r->front.cands, r->front.n_cands,
 				 &o3);
 	if (rc == 0)
-		rc = selector_stage4_run(&r->rep, NULL, NULL, &a->budget, a->shards);
+		rc = selector_stage4_run(&r->rep, NULL, &r->history, &a->budget, a->shards);
 	return rc;
 }
 
@@ -272,6 +318,8 @@ int cmd_select_main(int argc, char **argv)
 	testspecs_resolver_destroy(r.resolver);
 	testspecs_set_destroy(r.specs);
 	selector_change_set_destroy(r.cs);
+	free(r.history.v);
+	json_decref(r.history_json);
 	return code;
 }
 
@@ -281,7 +329,7 @@ const char cmd_select_summary[] =
 const char cmd_select_help[] =
     "Usage: spyre-ci select --repo DIR (--base REV --head REV | --diff FILE|-)\n"
     "                       [--specs FILE|DIR ...] [--tier LABEL] [--budget N|Ns|N%]\n"
-    "                       [--shards N] [--json] [--explain TEST]\n"
+    "                       [--history FILE] [--shards N] [--json] [--explain TEST]\n"
     "\n"
     "Four stages, each counted in and out:\n"
     "  1 changes      base..head of the repository through libgit2, or a unified diff\n"
@@ -304,6 +352,9 @@ const char cmd_select_help[] =
     "  --specs PATH     a spec file or a directory of them, repeatable (default DIR/spyre/specs)\n"
     "  --tier LABEL     resolve the specs for this label (smoke, regression, ...)\n"
     "  --budget B       N tests, Ns seconds, or N% of the eligible tests\n"
+    "  --history FILE   JSON {\"ID\": {\"failed_before\": true, \"flaky\": false,\n"
+    "                   \"mean_seconds\": 1.5}}: failed tests boosted, flaky ones halved,\n"
+    "                   recorded durations as costs\n"
     "  --shards N       plan N shards (longest first onto the least-loaded worker)\n"
     "  --json           {stages: [4 x {name, in, out}], tests: [{id, score, reasons,\n"
     "                   kernel_cases}], drift, fallback, estimate_seconds[, shards]}\n"

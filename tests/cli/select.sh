@@ -128,6 +128,26 @@ check "shards cover the tests once" py "$out" \
 	 == sorted(t["id"] for t in d["tests"])
 	 and max(s["seconds"] for s in d["shards"]) - min(s["seconds"] for s in d["shards"]) < 5'
 
+# --history: a failed test rises to the top with its recorded duration; a flaky one sinks.
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); ids = [t["id"] for t in d["tests"]]
+json.dump({ids[-1]: {"failed_before": True, "mean_seconds": 42.0},
+           ids[0]: {"flaky": True}}, open(sys.argv[2], "w"))
+open(sys.argv[3], "w").write(ids[-1] + "\n" + ids[0] + "\n")' "$tmp/all.json" "$tmp/hist.json" \
+	"$tmp/hist.ids"
+expect_rc 0 "history" "$exe" select --repo "$up" --diff "$tmp/setup.diff" \
+	--history "$tmp/hist.json" --json
+check "history ranks" python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); a = json.load(open(sys.argv[2]))
+failed, flaky = open(sys.argv[3]).read().split()
+ids = [t["id"] for t in d["tests"]]
+sys.exit(0 if ids[0] == failed and ids[-1] == flaky and
+         abs(d["estimate_seconds"] - a["estimate_seconds"] - 41.5) < 0.6 else 1)' \
+	"$out" "$tmp/all.json" "$tmp/hist.ids"
+echo '[1, 2]' >"$tmp/bad-hist.json"
+usage_error "bad history" "--history" --repo "$up" --diff "$tmp/setup.diff" \
+	--history "$tmp/bad-hist.json"
+
 # --explain: a scheduled test (exit 0, four stages), a stranger (exit 1).
 tid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tests"][0]["id"])' \
 	"$tmp/all.json")

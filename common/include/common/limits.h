@@ -45,6 +45,7 @@
 #define DIFF_LINE_MAX   1000000000 /* a hunk's line number or count */
 #define SELECT_TESTS_MAX 10000000 /* candidates of one selection */
 #define SELECT_DIFF_INPUT_MAX (256 * MIB) /* --diff FILE|- read into memory */
+#define SELECT_HISTORY_MAX (64 * MIB) /* --history FILE (JSON) */
 
 /* ---- the synthetic upstream (selector fixture) ---- */
 #define FIXTURE_FILE_MAX       (64 * MIB)  /* one rendered file */
