@@ -46,7 +46,8 @@ static void write_funnel(const struct select_report *rep, FILE *out)
 		selector_fmt_count(rep->stages[3].out, d, sizeof d), s);
 }
 
-static void write_test(const struct select_test *t, FILE *out)
+/* Under the fallback, the fallback's reason is said once above the tests, not on each. */
+static void write_test(const struct select_test *t, bool fallback, FILE *out)
 {
 	fprintf(out, "%5zu. %s  score %.2f  %zu kernel case%s", t->rank, t->id, t->score,
 		t->kernel_cases, t->kernel_cases == 1 ? "" : "s");
@@ -54,8 +55,9 @@ static void write_test(const struct select_test *t, FILE *out)
 		fprintf(out, "  shard %d", t->shard);
 	fputc('\n', out);
 	for (size_t i = 0; i < t->n_reasons; i++)
-		fprintf(out, "         %s (%.2f): %s\n", t->reasons[i].kind, t->reasons[i].score,
-			t->reasons[i].text);
+		if (!fallback || strcmp(t->reasons[i].kind, "fallback") != 0)
+			fprintf(out, "         %s (%.2f): %s\n", t->reasons[i].kind,
+				t->reasons[i].score, t->reasons[i].text);
 	if (t->smoke)
 		fprintf(out, "         smoke: always run\n");
 }
@@ -67,7 +69,7 @@ int selector_report_write_text(const struct select_report *rep, FILE *out)
 		fprintf(out, "fallback: every eligible test (%s)\n", rep->fallback_reason);
 	for (size_t i = 0; i < rep->n_tests; i++)
 		if (rep->tests[i].fate == SELECT_SCHEDULED)
-			write_test(&rep->tests[i], out);
+			write_test(&rep->tests[i], rep->fallback, out);
 	for (size_t i = 0; i < rep->n_drift; i++) {
 		const struct select_drift *d = &rep->drift[i];
 		if (d->kind == SELECT_DRIFT_UNLISTED)

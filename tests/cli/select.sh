@@ -148,6 +148,27 @@ echo '[1, 2]' >"$tmp/bad-hist.json"
 usage_error "bad history" "--history" --repo "$up" --diff "$tmp/setup.diff" \
 	--history "$tmp/bad-hist.json"
 
+# Drift: a spec naming a test that does not exist (stale), and a new test under an unlisted
+# mode (the fixture's own specs, the head's test file renamed into a listed path is too rare to
+# count on, so only the stale kind is forced here).
+mkdir -p "$tmp/specs"
+f0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tests"][0]["id"])' \
+	"$tmp/all.json")
+cls=${f0#*::}
+cat >"$tmp/specs/drift.yaml" <<YAML
+test_suite_config:
+  files:
+    - path: \${TORCH_ROOT}/${f0%%::*}
+      unlisted_test_mode: skip
+      tests:
+        - names: [${cls%%::*}::test_no_such_thing, ${cls}]
+YAML
+expect_rc 0 "drift specs dir" "$exe" select --repo "$up" --diff "$tmp/setup.diff" \
+	--specs "$tmp/specs" --json
+check "drift names the stale entry" py "$out" \
+	'[x["test"] for x in d["drift"] if x["kind"] == "stale"] == ["'"${cls%%::*}"'::test_no_such_thing"]
+	 and [t["id"] for t in d["tests"]] == ["'"$f0"'"] and d["stages"][2]["out"] == 1'
+
 # --explain: a scheduled test (exit 0, four stages), a stranger (exit 1).
 tid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tests"][0]["id"])' \
 	"$tmp/all.json")
