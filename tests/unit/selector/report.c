@@ -128,6 +128,15 @@ Test(report, explain_each_stage)
 				     "over budget\n"),
 			   "%s", s);
 	free(s);
+	struct select_test *d = &rep.tests[rep.n_tests - 1];
+	d->fate = SELECT_IMPACTED; /* as if stage 3 had dropped it */
+	d->spec_why = strdup("mode skip");
+	d->spec_entry = strdup("s.yaml:9");
+	s = capture(do_explain, &rep, d->id, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert_not_null(strstr(s, "stage 3 eligibility: dropped: mode skip at s.yaml:9\n"), "%s", s);
+	cr_assert_null(strstr(s, "stage 4"), "%s", s);
+	free(s);
 	s = capture(do_explain, &rep, "test/nope.py::T::test_x", &rc);
 	cr_assert_eq(rc, ERR_NOTFOUND);
 	cr_assert_not_null(strstr(s, "stage 2 impact: not a candidate"), "%s", s);
