@@ -59,7 +59,8 @@ static enum change_status map_status(git_delta_t s)
 
 /* The lines of one side of a type change (a gitlink reads as one line, as git shows it);
  * *binary set for binary content. */
-static int side_lines(uint32_t *lines, bool *binary, git_repository *repo, const git_diff_file *f)
+static int side_lines(uint32_t *lines, bool *binary, struct change_builder *b, git_repository *repo,
+		      const git_diff_file *f)
 {
 	*lines = 1;
 	if (f->mode == GIT_FILEMODE_COMMIT)
@@ -75,7 +76,7 @@ static int side_lines(uint32_t *lines, bool *binary, git_repository *repo, const
 		count += p[i] == '\n';
 	*lines = count + (n && p[n - 1] != '\n');
 	git_blob_free(blob);
-	return 0;
+	return changes__add_bytes(b, n); /* the whole side is the change */
 }
 
 /* libgit2 gives a type change no hunks; git shows it as the deletion of the old content and
@@ -84,11 +85,11 @@ static int typechange_hunks(struct change_builder *b, git_repository *repo, cons
 			    struct file_change *fc)
 {
 	uint32_t old_n, new_n;
-	int rc = side_lines(&old_n, &fc->binary, repo, &d->old_file);
+	int rc = side_lines(&old_n, &fc->binary, b, repo, &d->old_file);
 	if (!rc)
-		rc = side_lines(&new_n, &fc->binary, repo, &d->new_file);
+		rc = side_lines(&new_n, &fc->binary, b, repo, &d->new_file);
 	if (rc || fc->binary)
-		return rc;
+		return rc; /* CHANGES_STOP: the file is kept, its hunks are not */
 	struct change_hunk del = { 1, old_n, 0, 0 }, add = { 0, 0, 1, new_n };
 	if (old_n)
 		rc = changes__add_hunk(b, &del);

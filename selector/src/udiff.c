@@ -708,14 +708,16 @@ static int plain_binary(struct reader *r)
 {
 	const char *s = r->line + 13;
 	size_t n = header_len(r) - 13;
-	const char *and = n > 11 ? find5(s, n, " and ") : NULL;
-	if (!and || n < 7 || memcmp(s + n - 7, " differ", 7) != 0 ||
-	    find5(and+5, (size_t)(s + n - and-5), " and "))
+	/* " and " is looked for before the " differ" suffix only, so the names never overlap it. */
+	const char *mid = n > 12 ? find5(s, n - 7, " and ") : NULL;
+	const char *names_end = s + n - 7;
+	if (!mid || memcmp(names_end, " differ", 7) != 0 ||
+	    find5(mid + 5, (size_t)(names_end - mid - 5), " and "))
 		return fail(r, "'Binary files A and B differ' with one ' and '");
 	struct section sec = { .git = false, .lineno = r->lineno, .binary = true };
 	int rc = 0;
-	if (!parse_path(&sec.minus, s, (size_t)(and-s)) ||
-	    !parse_path(&sec.plus, and+5, (size_t)(s + n - 7 - and-5)) ||
+	if (!parse_path(&sec.minus, s, (size_t)(mid - s)) ||
+	    !parse_path(&sec.plus, mid + 5, (size_t)(names_end - mid - 5)) ||
 	    (sec.minus.dev_null && sec.plus.dev_null))
 		rc = fail(r, "'Binary files A and B differ'");
 	bool strip =

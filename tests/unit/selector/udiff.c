@@ -215,6 +215,23 @@ Test(udiff, empty_and_crlf)
 	selector_change_set_destroy(s);
 }
 
+Test(udiff, printable_paths)
+{
+	/* UTF-8 stays readable, other bytes and controls become escapes; the bytes stay as given.
+	 */
+	struct change_set *s =
+	    parse_ok("diff --git \"a/\\303\\251\\t\\377\" \"b/\\303\\251\\t\\377\"\n"
+		     "index 1111111..2222222 100644\n"
+		     "--- \"a/\\303\\251\\t\\377\"\n"
+		     "+++ \"b/\\303\\251\\t\\377\"\n"
+		     "@@ -1 +1 @@\n-a\n+b\n");
+	cr_assert_eq(s->n_files, 1);
+	cr_assert_eq(s->files[0].new_path.len, 4);
+	cr_assert_str_eq(s->files[0].new_path.bytes, "\303\251\t\377");
+	cr_assert_str_eq(s->files[0].new_path.text, "\303\251\\t\\377");
+	selector_change_set_destroy(s);
+}
+
 struct bad {
 	const char *text;
 	const char *error; /* a substring of err_last() */
