@@ -13,4 +13,8 @@ int cmd_fixture_main(int argc, char **argv);
 extern const char cmd_fixture_summary[];
 extern const char cmd_fixture_help[];
 
+int cmd_select_main(int argc, char **argv);
+extern const char cmd_select_summary[];
+extern const char cmd_select_help[];
+
 #endif

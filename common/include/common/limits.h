@@ -37,12 +37,15 @@
 #define YAML_NODES_MAX  1000000
 
 /* ---- changes (selector stage 1) ---- */
-#define DIFF_BYTES_MAX   (256 * MIB)
-#define DIFF_FILES_MAX   100000
-#define DIFF_HUNKS_MAX   1000000
-#define PYTHON_FILE_MAX  (16 * MIB)
-#define DIFF_COMMITS_MAX 100000     /* commit messages kept for one range */
-#define DIFF_LINE_MAX    1000000000 /* a hunk's line number or count */
+#define DIFF_BYTES_MAX        (256 * MIB)
+#define DIFF_FILES_MAX        100000
+#define DIFF_HUNKS_MAX        1000000
+#define PYTHON_FILE_MAX       (16 * MIB)
+#define DIFF_COMMITS_MAX      100000      /* commit messages kept for one range */
+#define DIFF_LINE_MAX         1000000000  /* a hunk's line number or count */
+#define SELECT_TESTS_MAX      10000000    /* candidates of one selection */
+#define SELECT_DIFF_INPUT_MAX (256 * MIB) /* --diff FILE|- read into memory */
+#define SELECT_HISTORY_MAX    (64 * MIB)  /* --history FILE (JSON) */
 
 /* ---- the synthetic upstream (selector fixture) ---- */
 #define FIXTURE_FILE_MAX       (64 * MIB)  /* one rendered file */

@@ -1,0 +1,377 @@
+/* `spyre-ci select`: from an upstream change to the upstream tests worth running on Spyre, in
+ * four stages (changes, impact, spec eligibility, rank and budget), with the funnel and a reason
+ * for every test; --json for machines, --explain TEST for every stage's decision on one test. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/limits.h"
+#include "common/num.h"
+#include "select_front.h"
+#include "selector/changes.h"
+#include "selector/select.h"
+#include "testspecs/resolve.h"
+#include "testspecs/spec.h"
+
+#define SELECT_SPECS_ARGS_MAX 64
+#define PROGRESS_MIN          2000 /* items before a progress bar is worth drawing */
+
+struct select_args {
+	const char *repo, *base, *head, *diff, *explain, *tier, *history;
+	const char *specs[SELECT_SPECS_ARGS_MAX];
+	size_t n_specs;
+	struct select_budget budget;
+	size_t shards;
+	int json;
+};
+
+static const struct cli_command *self(void)
+{
+	return cli_find("select");
+}
+
+/* ---- arguments ---- */
+
+static int parse_value(struct select_args *a, const char *opt, const char *v)
+{
+	if (!strcmp(opt, "--repo"))
+		a->repo = v;
+	else if (!strcmp(opt, "--base"))
+		a->base = v;
+	else if (!strcmp(opt, "--head"))
+		a->head = v;
+	else if (!strcmp(opt, "--diff"))
+		a->diff = v;
+	else if (!strcmp(opt, "--explain"))
+		a->explain = v;
+	else if (!strcmp(opt, "--tier"))
+		a->tier = v;
+	else if (!strcmp(opt, "--history"))
+		a->history = v;
+	else if (!strcmp(opt, "--specs")) {
+		if (a->n_specs == SELECT_SPECS_ARGS_MAX)
+			return cli_usage_error(self(), "more than %d --specs",
+					       SELECT_SPECS_ARGS_MAX);
+		a->specs[a->n_specs++] = v;
+	} else if (!strcmp(opt, "--budget")) {
+		if (selector_budget_parse(&a->budget, v) < 0)
+			return cli_usage_error(self(), "--budget: %s", err_last());
+	} else if (!strcmp(opt, "--shards")) {
+		int n;
+		if (num_parse_int(&n, v, 1, SELECT_SHARDS_MAX) < 0)
+			return cli_usage_error(self(), "--shards: %s", err_last());
+		a->shards = (size_t)n;
+	} else
+		return cli_usage_error(self(), "unknown option %s", opt);
+	return CLI_OK;
+}
+
+static int parse_args(struct select_args *a, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			a->json = 1;
+			continue;
+		}
+		if (strncmp(argv[i], "--", 2) != 0)
+			return cli_usage_error(self(), "unexpected argument '%s'", argv[i]);
+		if (i + 1 >= argc)
+			return cli_usage_error(self(), "%s needs a value", argv[i]);
+		int rc = parse_value(a, argv[i], argv[i + 1]);
+		if (rc != CLI_OK)
+			return rc;
+		i++;
+	}
+	if (!a->repo)
+		return cli_usage_error(self(), "--repo DIR is required");
+	if (a->diff && (a->base || a->head))
+		return cli_usage_error(self(), "--diff excludes --base and --head");
+	if (!a->diff && (!a->base || !a->head))
+		return cli_usage_error(self(), "give --base REV --head REV, or --diff FILE|-");
+	return CLI_OK;
+}
+
+/* ---- progress ---- */
+
+static void progress(void *ctx, const char *what, size_t done, size_t total)
+{
+	(void)ctx;
+	if (total < PROGRESS_MIN)
+		return;
+	int width = 30, fill = (int)((double)done / (double)total * width);
+	fprintf(stderr, "\r[%.*s%*s] %3d%% %s %zu/%zu", fill, "##############################",
+		width - fill, "", (int)(100.0 * done / total), what, done, total);
+	if (done == total)
+		fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+}
+
+/* ---- inputs ---- */
+
+static int read_diff(const char *path, char **out, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f)
+		return err_set_errno(ERR_IO, "--diff %s", path);
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int rc = buf ? 0 : err_set(ERR_NOMEM, "--diff buffer");
+	while (rc == 0) {
+		if (n == cap) {
+			char *nb = cap >= SELECT_DIFF_INPUT_MAX ? NULL : realloc(buf, cap * 2);
+			if (!nb) {
+				rc = err_set(ERR_LIMIT, "--diff %s: more than %zu bytes", path,
+					     (size_t)SELECT_DIFF_INPUT_MAX);
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0) {
+			if (ferror(f))
+				rc = err_set_errno(ERR_IO, "reading --diff %s", path);
+			break;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int read_changes(const struct select_args *a, struct change_set **cs)
+{
+	if (!a->diff)
+		return selector_changes_from_git(cs, a->repo, a->base, a->head, NULL);
+	char *data = NULL;
+	size_t len = 0;
+	int rc = read_diff(a->diff, &data, &len);
+	if (rc == 0)
+		rc = selector_changes_from_udiff(cs, data, len, a->diff);
+	free(data);
+	return rc;
+}
+
+static int load_specs(const struct select_args *a, struct spec_set **set)
+{
+	struct spec_roots roots = { a->repo, NULL };
+	struct spec_diag_list diags;
+	struct spec_load_opts o = { .roots = &roots, .diags = &diags };
+	char dflt[PATH_TEXT_MAX];
+	int rc = testspecs_set_create(set);
+	testspecs_diags_init(&diags);
+	if (rc == 0 && a->n_specs == 0) {
+		snprintf(dflt, sizeof dflt, "%s/spyre/specs", a->repo);
+		rc = access(dflt, R_OK) == 0
+			 ? testspecs_load_path(*set, dflt, &o)
+			 : err_set(ERR_NOTFOUND, "no --specs given and no %s", dflt);
+	}
+	for (size_t i = 0; i < a->n_specs && rc == 0; i++)
+		if ((rc = testspecs_load_path(*set, a->specs[i], &o)) < 0)
+			err_prefix("--specs %s: ", a->specs[i]);
+	for (size_t i = 0; i < diags.n; i++) {
+		char line[1024];
+		testspecs_diag_format(&diags.v[i], line, sizeof line);
+		fprintf(stderr, "spyre-ci select: %s\n", line);
+	}
+	testspecs_diags_finish(&diags);
+	return rc;
+}
+
+/* --history FILE: {"test id": {"failed_before": bool, "flaky": bool, "mean_seconds": N}}. The
+ * ids point into `*json`, which the caller keeps until the history is no longer used. */
+static int load_history(const char *path, json_t **json, struct select_history *h)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc = fs_read_file(&data, &len, path, SELECT_HISTORY_MAX);
+	if (rc < 0)
+		return err_prefix("--history %s: ", path);
+	*json = jx_loadb(data, len, SELECT_HISTORY_MAX);
+	free(data);
+	if (!json_is_object(*json))
+		return err_set(ERR_INVAL, "--history %s: %s", path,
+			       *json ? "not a JSON object of test ids" : err_last());
+	h->v = calloc(json_object_size(*json) + 1, sizeof *h->v);
+	if (!h->v)
+		return err_set(ERR_NOMEM, "--history %s", path);
+	const char *id;
+	json_t *e;
+	json_object_foreach(*json, id, e)
+	{
+		json_t *secs = json_object_get(e, "mean_seconds");
+		if (!json_is_object(e) || (secs && !json_is_number(secs)))
+			return err_set(ERR_INVAL,
+				       "--history %s: '%s': want {failed_before, flaky, "
+				       "mean_seconds}",
+				       path, id);
+		h->v[h->n++] = (struct select_history_entry){
+			.id = id,
+			.failed_before = jx_get_bool(e, "failed_before", false),
+			.flaky = jx_get_bool(e, "flaky", false),
+			.mean_seconds = secs ? json_number_value(secs) : 0,
+		};
+	}
+	selector_history_sort(h);
+	return 0;
+}
+
+/* ---- the run ---- */
+
+struct run {
+	struct change_set *cs;
+	struct spec_set *specs;
+	struct spec_resolver *resolver;
+	struct front front;
+	struct select_report rep;
+	json_t *history_json;
+	struct select_history history;
+};
+
+static int stages(struct run *r, const struct select_args *a, bool tty)
+{
+	int rc = a->history ? load_history(a->history, &r->history_json, &r->history) : 0;
+	if (rc == 0)
+		rc = read_changes(a, &r->cs);
+	if (rc == 0)
+		rc = load_specs(a, &r->specs);
+	if (rc == 0)
+		rc = testspecs_resolver_create(&r->resolver, r->specs);
+	/* A diff has no base revision: the base catalog is the empty tree, so every test of a
+	 * changed test file counts as new or edited (safe, and wider than --base/--head). */
+	if (rc == 0)
+		rc = front_catalogs(&r->front, a->repo, a->diff ? NULL : a->base,
+				    a->diff ? "HEAD" : a->head);
+	if (rc == 0)
+		rc = front_impact(&r->front, r->cs);
+	if (rc < 0)
+		return rc;
+	selector_report_set_front(&r->rep, r->front.head->n_tests, r->cs->n_files,
+				  r->front.n_cands);
+	if (r->front.impact->fallback)
+		selector_report_set_fallback(&r->rep, r->front.impact->fallback_reason);
+	struct select_stage3_opts o3 = {
+		.tier = a->tier,
+		.catalog_ids = r->front.ids,
+		.n_catalog = r->front.head->n_tests,
+		.progress = tty ? progress : NULL,
+	};
+	rc = selector_stage3_run(&r->rep, r->specs, r->resolver, r->front.cands, r->front.n_cands,
+				 &o3);
+	if (rc == 0)
+		rc = selector_stage4_run(&r->rep, NULL, &r->history, &a->budget, a->shards);
+	return rc;
+}
+
+static int output(const struct run *r, const struct select_args *a)
+{
+	if (a->explain) {
+		int rc = selector_report_explain(&r->rep, a->explain, stdout);
+		return rc == 0 ? CLI_OK : CLI_FAILED;
+	}
+	if (a->json) {
+		char *s = selector_report_json(&r->rep);
+		if (!s)
+			return CLI_FAILED;
+		puts(s);
+		free(s);
+		return CLI_OK;
+	}
+	return selector_report_write_text(&r->rep, stdout) == 0 ? CLI_OK : CLI_FAILED;
+}
+
+static int exit_code(int rc)
+{
+	fprintf(stderr, "spyre-ci select: %s\n", err_last());
+	return rc == ERR_INVAL || rc == ERR_NOTFOUND ? CLI_USAGE : CLI_FAILED;
+}
+
+int cmd_select_main(int argc, char **argv)
+{
+	struct select_args a = { 0 };
+	if (cli_wants_help(argc, argv)) {
+		cli_print_help(stdout, self());
+		return CLI_OK;
+	}
+	int code = parse_args(&a, argc, argv);
+	if (code != CLI_OK)
+		return code;
+	struct run r = { 0 };
+	selector_report_init(&r.rep);
+	int rc = stages(&r, &a, isatty(STDERR_FILENO));
+	code = rc < 0 ? exit_code(rc) : output(&r, &a);
+	selector_report_finish(&r.rep);
+	front_finish(&r.front);
+	testspecs_resolver_destroy(r.resolver);
+	testspecs_set_destroy(r.specs);
+	selector_change_set_destroy(r.cs);
+	free(r.history.v);
+	json_decref(r.history_json);
+	return code;
+}
+
+const char cmd_select_summary[] =
+    "select the upstream tests a change can affect, with the funnel and a reason for each";
+
+const char cmd_select_help[] =
+    "Usage: spyre-ci select --repo DIR (--base REV --head REV | --diff FILE|-)\n"
+    "                       [--specs FILE|DIR ...] [--tier LABEL] [--budget N|Ns|N%]\n"
+    "                       [--history FILE] [--shards N] [--json] [--explain TEST]\n"
+    "\n"
+    "Four stages, each counted in and out:\n"
+    "  1 changes      base..head of the repository through libgit2, or a unified diff\n"
+    "  2 impact       the tests of the head catalog (test/.../test_*.py) the change reaches:\n"
+    "                 tests edited, op database entries, callers of changed functions, native\n"
+    "                 ops; each with a reason and a score; a change it cannot trace (build\n"
+    "                 files, torch/__init__.py, a deleted module, a limit) selects every test\n"
+    "                 and says so (the fallback)\n"
+    "  3 eligibility  each candidate resolved against the specs: skip drops it, the others are\n"
+    "                 expanded into kernel cases; spec drift is reported (new tests under an\n"
+    "                 unlisted mode, spec names that match no test any more)\n"
+    "  4 budget       scores weighted and summed, ranked (ties by id), cut by the budget; the\n"
+    "                 smoke set (spec label smoke) is always kept; shards planned longest first\n"
+    "\n"
+    "Options:\n"
+    "  --repo DIR       the upstream git repository (specs paths: ${TORCH_ROOT} is DIR)\n"
+    "  --base, --head   revisions (branch, tag, id, HEAD~3)\n"
+    "  --diff FILE|-    a unified diff (git's format) instead; the catalog is DIR's HEAD, and\n"
+    "                   with no base to compare, a changed test file's tests all count\n"
+    "  --specs PATH     a spec file or a directory of them, repeatable (default DIR/spyre/specs)\n"
+    "  --tier LABEL     resolve the specs for this label (smoke, regression, ...)\n"
+    "  --budget B       N tests, Ns seconds, or N% of the eligible tests\n"
+    "  --history FILE   JSON {\"ID\": {\"failed_before\": true, \"flaky\": false,\n"
+    "                   \"mean_seconds\": 1.5}}: failed tests boosted, flaky ones halved,\n"
+    "                   recorded durations as costs\n"
+    "  --shards N       plan N shards (longest first onto the least-loaded worker)\n"
+    "  --json           {stages: [4 x {name, in, out}], tests: [{id, score, reasons,\n"
+    "                   kernel_cases}], drift, fallback, estimate_seconds[, shards]}\n"
+    "  --explain TEST   every stage's decision for one test id (path::Class::method)\n"
+    "\n"
+    "Text output: the funnel on one line, then the scheduled tests with their reasons:\n"
+    "  52,114 tests -> 6,020 impacted -> 3,977 eligible -> 3,977 scheduled (est. 212 s)\n"
+    "A progress bar is drawn on stderr when it is a terminal and the run is long.\n"
+    "\n"
+    "Exit codes: 0 selected (or explained); 1 the run failed (libgit2, I/O), or --explain's\n"
+    "test was no candidate; 2 bad usage or bad input (unknown revision, malformed diff or\n"
+    "specs).\n"
+    "\n"
+    "Examples:\n"
+    "  spyre-ci fixture upstream --out /tmp/up --seed 1\n"
+    "  spyre-ci select --repo /tmp/up --base HEAD~1 --head HEAD\n"
+    "  spyre-ci select --repo /tmp/up --base HEAD~10 --head HEAD --budget 5% --shards 4 --json\n"
+    "  git -C /tmp/up diff HEAD~1 | spyre-ci select --repo /tmp/up --diff -\n"
+    "  spyre-ci select --repo /tmp/up --base HEAD~1 --head HEAD \\\n"
+    "      --explain test/test_nn_0.py::TestNn0::test_fold_0\n";

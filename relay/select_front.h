@@ -1,0 +1,35 @@
+/* The front of `spyre-ci select`: stage 2 through the selector's catalog (selector/catalog.h:
+ * the upstream tests and sources of a revision, read through libgit2) and impact analysis
+ * (selector/impact.h), turned into the candidates stage 3 takes (selector/select.h): one reason
+ * per signal, the fallback's reason on every test when the change cannot be traced, `added` for
+ * a test the base catalog lacks (spec drift), and the scanner's facts for kernel cases. */
+#ifndef RELAY_SELECT_FRONT_H
+#define RELAY_SELECT_FRONT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "selector/catalog.h"
+#include "selector/changes.h"
+#include "selector/impact.h"
+#include "selector/select.h"
+
+struct front {
+	struct catalog_cache *cache;
+	struct catalog *head, *base;
+	struct impact_result *impact;
+	struct select_candidate *cands;
+	struct select_reason *reasons; /* all candidates' reasons, in one array */
+	size_t n_cands, n_reasons;
+	const char **ids; /* every head test id, for stale drift */
+};
+
+/* Builds the catalogs of `head` and `base` (NULL: the empty tree) of the repository. */
+int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head);
+
+/* Runs stage 2 on the change set and makes the candidates. */
+int front_impact(struct front *f, const struct change_set *cs);
+
+void front_finish(struct front *f);
+
+#endif

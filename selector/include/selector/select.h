@@ -1,0 +1,220 @@
+/* Stages 3 and 4 of the selector and the report they fill (issue 5 items 4, 5, 6).
+ *
+ * Stage 2 hands over candidates (a test id, its reasons with scores, what the scanner knows of
+ * it). Stage 3 resolves each against the specs (testspecs resolver), keeps the eligible ones
+ * (mode != skip, dtypes and ops admitted) and expands them into kernel cases (testspecs cases),
+ * and reports spec drift: new upstream tests that fall under a file's unlisted mode, and plain
+ * spec names that match no test of the head catalog any more. Stage 4 sums the reasons' scores
+ * with weights, boosts previously failed and penalises flaky tests, estimates each test's cost,
+ * cuts by a budget (count, seconds or percent) that never drops the smoke set, and plans shards.
+ *
+ * The report keeps every candidate, also those that fell out, with the stage where they did and
+ * why, so that `--explain TEST` can say every stage's decision. Its writers print the funnel
+ * (`52,114 tests -> 6,020 impacted -> 3,977 eligible -> 3,977 scheduled (est. 212 s)`) and the
+ * tests, as text or as JSON (`stages`, `tests`, `drift`, `fallback`). */
+#ifndef SELECTOR_SELECT_H
+#define SELECTOR_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "testspecs/resolve.h"
+#include "testspecs/spec.h"
+
+#define SELECT_STAGES       4
+#define SELECT_REASON_KIND  32  /* bytes of a reason kind, with its NUL */
+#define SELECT_FALLBACK_MAX 256 /* bytes of the fallback reason */
+#define SELECT_SHARDS_MAX   1024
+#define SELECT_CASE_SECONDS 0.05 /* default cost of one kernel case */
+#define SELECT_TEST_SECONDS 0.5  /* default cost of a test without kernel cases */
+
+/* One signal of stage 2: kind (selector_impact_signal_name(): "test-edited", "test-module",
+ * "opdb", "symbol", "native", "path-rule", "coverage"; or "fallback"), its score and a sentence
+ * for people. */
+struct select_reason {
+	char kind[SELECT_REASON_KIND];
+	double score;
+	char *text; /* owned */
+};
+
+/* What stage 2 hands to stage 3: borrowed, valid for the call. */
+struct select_candidate {
+	const char *id; /* path::Class::method, relative to the repository */
+	const struct select_reason *reasons;
+	size_t n_reasons;
+	bool added;                  /* the test is new in this change (drift) */
+	bool opinfo;                 /* @ops-parametrised */
+	const char *const *body_ops; /* calls the scanner found in its body */
+	size_t n_body_ops;
+};
+
+/* The last stage a test passed: IMPACT (a candidate that stage 3 dropped), ELIGIBLE (stage 4 cut
+ * it) or SCHEDULED. */
+enum select_fate { SELECT_IMPACTED = 2, SELECT_ELIGIBLE = 3, SELECT_SCHEDULED = 4 };
+
+struct select_test {
+	char *id; /* owned */
+	struct select_reason *reasons;
+	size_t n_reasons;
+	bool added, smoke;
+	enum select_fate fate;
+	/* stage 3 */
+	enum spec_mode mode;
+	bool listed;
+	char *spec_why;      /* the resolver's reason, owned */
+	char *spec_entry;    /* "file:line" of the deciding entry, or NULL; owned */
+	size_t kernel_cases; /* unsupported included */
+	size_t kernel_unsupported;
+	const char *case_rule; /* testspecs_rule_name(), static */
+	/* stage 4 */
+	double score;
+	double seconds; /* estimated cost */
+	bool failed_before, flaky;
+	size_t rank;      /* 1-based among eligible tests; 0 before stage 4 */
+	int shard;        /* -1 when no plan */
+	const char *why4; /* static: "smoke", "within budget", "over budget", "no budget" */
+};
+
+enum select_drift_kind {
+	SELECT_DRIFT_UNLISTED = 1, /* a new upstream test that falls under an unlisted mode */
+	SELECT_DRIFT_STALE,        /* a plain spec name that matches no upstream test */
+};
+
+struct select_drift {
+	enum select_drift_kind kind;
+	char *test;          /* the test id (UNLISTED) or the spec name (STALE); owned */
+	char *where;         /* "specfile:line"; owned */
+	enum spec_mode mode; /* UNLISTED: the mode it falls under */
+};
+
+struct select_stage {
+	const char *name; /* "changes", "impact", "eligibility", "budget" */
+	size_t in, out;
+};
+
+struct select_shard {
+	double seconds;
+	size_t n_tests;
+};
+
+struct select_report {
+	struct select_stage stages[SELECT_STAGES];
+	struct select_test *tests; /* every candidate; after stage 4 in rank order */
+	size_t n_tests, cap_tests;
+	struct select_drift *drift;
+	size_t n_drift, cap_drift;
+	bool fallback;
+	char fallback_reason[SELECT_FALLBACK_MAX];
+	size_t changed_files;
+	double est_seconds;  /* of the scheduled tests */
+	size_t kernel_cases; /* of the scheduled tests */
+	struct select_shard *shards;
+	size_t n_shards;
+};
+
+/* ---- the report ---- */
+
+/* Empty report with the four stage names and zero counts. */
+void selector_report_init(struct select_report *rep);
+void selector_report_finish(struct select_report *rep);
+/* Stage 1 and 2 numbers: the head catalog's size, the changed files and the candidates. */
+void selector_report_set_front(struct select_report *rep, size_t catalog_tests,
+			       size_t changed_files, size_t candidates);
+/* Marks the selection as the safe fallback. */
+void selector_report_set_fallback(struct select_report *rep, const char *reason);
+/* The test with this id, or NULL. Linear. */
+const struct select_test *selector_report_find(const struct select_report *rep, const char *id);
+
+/* ---- stage 3 ---- */
+
+struct select_stage3_opts {
+	const char *tier;               /* spec label to resolve under; NULL: any */
+	const char *const *catalog_ids; /* every test id at head, for stale drift; may be NULL */
+	size_t n_catalog;
+	const char *smoke_label; /* labels that make a test smoke; NULL: "smoke" */
+	/* Called now and then with the items done of a step ("resolving candidates", "drift"). */
+	void (*progress)(void *ctx, const char *what, size_t done, size_t total);
+	void *progress_ctx;
+};
+
+/* Resolves the candidates, appends them to `rep` (eligible or not), expands the eligible ones
+ * into kernel cases, and records drift. Fills stage 3's in and out. Returns 0, ERR_NOMEM, or
+ * the resolver's error naming the id. */
+int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
+			const struct spec_resolver *resolver, const struct select_candidate *cands,
+			size_t n_cands, const struct select_stage3_opts *opts);
+
+/* ---- stage 4 ---- */
+
+struct select_weight {
+	const char *kind;
+	double weight;
+};
+
+struct select_config {
+	const struct select_weight *weights; /* per reason kind; others weigh default_weight */
+	size_t n_weights;
+	double default_weight;
+	double failed_boost; /* added to the score of a test that failed before */
+	double flaky_factor; /* the score of a known-flaky test is multiplied by it */
+	double case_seconds; /* cost of one kernel case without a recorded duration */
+	double test_seconds; /* cost of a test without kernel cases or a recorded duration */
+};
+
+/* The defaults, by stage 2's signal names (selector_impact_signal_name): test-edited 4,
+ * test-module 3, opdb 3, native 3, symbol 2, coverage 2, path-rule 1, history 1, fallback 0.5,
+ * others 1; failed +2; flaky x0.5; 0.05 s a kernel case; 0.5 s a test without cases. */
+void selector_config_default(struct select_config *cfg);
+
+struct select_history_entry {
+	const char *id;
+	bool failed_before, flaky;
+	double mean_seconds; /* 0: unknown */
+};
+
+/* Test history keyed by id; `v` sorted by id (selector_history_sort). */
+struct select_history {
+	struct select_history_entry *v;
+	size_t n;
+};
+void selector_history_sort(struct select_history *h);
+const struct select_history_entry *selector_history_find(const struct select_history *h,
+							 const char *id);
+
+enum select_budget_kind {
+	SELECT_BUDGET_NONE = 0,
+	SELECT_BUDGET_COUNT,
+	SELECT_BUDGET_SECONDS,
+	SELECT_BUDGET_PERCENT,
+};
+
+struct select_budget {
+	enum select_budget_kind kind;
+	double value;
+};
+
+/* "N" (tests), "Ns" (seconds), "N%" (of the eligible tests). ERR_INVAL otherwise. */
+int selector_budget_parse(struct select_budget *out, const char *text);
+
+/* Scores, ranks (score descending, then id ascending), costs and cuts the eligible tests of
+ * `rep`, then plans `n_shards` shards (0: none). `cfg` and `hist` may be NULL (defaults, no
+ * history). Fills stage 4 and the totals. ERR_INVAL for a bad shard count, ERR_NOMEM. */
+int selector_stage4_run(struct select_report *rep, const struct select_config *cfg,
+			const struct select_history *hist, const struct select_budget *budget,
+			size_t n_shards);
+
+/* ---- writers ---- */
+
+/* The funnel and the scheduled tests with their reasons. 0 or ERR_IO. */
+int selector_report_write_text(const struct select_report *rep, FILE *out);
+/* The JSON object, one line, sorted keys. NEW allocation (free()), or NULL on ERR_NOMEM. */
+char *selector_report_json(const struct select_report *rep);
+/* Every stage's decision for one test (text). ERR_NOTFOUND when it was no candidate: the text
+ * then says so too. */
+int selector_report_explain(const struct select_report *rep, const char *id, FILE *out);
+/* "52,114": `n` with thousands separators into `buf`. */
+const char *selector_fmt_count(size_t n, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,155 @@
+/* Stage 3, spec eligibility: every candidate of stage 2 is resolved against the specs (the
+ * testspecs resolver decides mode, dtypes and ops as torch-spyre's loader would), the eligible
+ * ones are expanded into kernel cases, and spec drift is recorded: a test new in the change that
+ * falls under its file's unlisted mode, and a plain spec name that no test of the head catalog
+ * matches any more (found by resolving the whole catalog and noting which names decided, were
+ * shadowed or were dropped for their labels). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "select_internal.h"
+#include "selector/select.h"
+#include "testspecs/cases.h"
+
+static bool has_label(const struct spec_strs *labels, const char *want)
+{
+	if (!labels)
+		return false;
+	for (size_t i = 0; i < labels->n; i++)
+		if (strcmp(labels->v[i].s, want) == 0)
+			return true;
+	return false;
+}
+
+static char *loc_text(const struct spec_loc *loc)
+{
+	char buf[1200];
+	snprintf(buf, sizeof buf, "%s:%u", loc->file ? loc->file : "?", (unsigned)loc->line);
+	return strdup(buf);
+}
+
+static int add_drift(struct select_report *rep, enum select_drift_kind kind, const char *test,
+		     const struct spec_loc *loc, enum spec_mode mode)
+{
+	if (select__grow((void **)&rep->drift, &rep->cap_drift, rep->n_drift + 1,
+			 sizeof *rep->drift) < 0)
+		return ERR_NOMEM;
+	struct select_drift *d = &rep->drift[rep->n_drift];
+	d->kind = kind;
+	d->mode = mode;
+	d->test = strdup(test);
+	d->where = loc_text(loc);
+	if (!d->test || !d->where) {
+		free(d->test);
+		free(d->where);
+		return err_set(ERR_NOMEM, "stage 3: drift record for '%s'", test);
+	}
+	rep->n_drift++;
+	return 0;
+}
+
+/* The kernel cases of one eligible test: counted, not kept (the runner expands them again). */
+static int expand_cases(struct select_test *t, const struct spec_set *set,
+			const struct spec_decision *d, const struct select_candidate *c)
+{
+	struct spec_case_list list;
+	struct spec_case_test ct = {
+		.test_id = c->id,
+		.entry = d->entry,
+		.file = d->file,
+		.mode = d->mode,
+		.opinfo = c->opinfo,
+		.family = testspecs_family_for_path(d->id.path),
+		.body_ops = c->body_ops,
+		.n_body_ops = c->n_body_ops,
+	};
+	struct spec_expand_result res = { 0 };
+	testspecs_cases_init(&list);
+	int rc = testspecs_cases_expand(&list, set, &ct, &res);
+	testspecs_cases_finish(&list);
+	if (rc < 0)
+		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
+	t->kernel_cases = res.n_cases;
+	t->kernel_unsupported = res.n_unsupported;
+	t->case_rule = testspecs_rule_name(res.rule);
+	return 0;
+}
+
+static int take_decision(struct select_report *rep, struct select_test *t,
+			 const struct spec_set *set, const struct spec_decision *d,
+			 const struct select_candidate *c, const char *smoke)
+{
+	t->mode = d->mode;
+	t->listed = d->listed;
+	t->smoke = has_label(d->labels, smoke);
+	t->spec_why = strdup(d->reason);
+	if (!t->spec_why)
+		return err_set(ERR_NOMEM, "stage 3: reason of '%s'", c->id);
+	if (d->entry) {
+		t->spec_entry = loc_text(&d->entry->loc);
+		if (!t->spec_entry)
+			return err_set(ERR_NOMEM, "stage 3: entry of '%s'", c->id);
+	}
+	if (c->added && !d->listed && d->file) {
+		int rc = add_drift(rep, SELECT_DRIFT_UNLISTED, c->id, &d->file->loc, d->mode);
+		if (rc < 0)
+			return rc;
+	}
+	if (!d->eligible)
+		return 0;
+	t->fate = SELECT_ELIGIBLE;
+	return expand_cases(t, set, d, c);
+}
+
+static int run_one(struct select_report *rep, const struct spec_set *set,
+		   const struct spec_resolver *resolver, const struct select_candidate *c,
+		   const struct spec_resolve_opts *ropts, const char *smoke,
+		   struct spec_decision *d)
+{
+	struct select_test *t;
+	int rc = select__add_test(rep, c->id, c->reasons, c->n_reasons, &t);
+	if (rc < 0)
+		return rc;
+	t->added = c->added;
+	rc = testspecs_resolver_resolve(resolver, c->id, ropts, d);
+	if (rc == ERR_INVAL) {
+		/* An id the resolver cannot parse is no spec's test: not eligible, said why. */
+		t->spec_why = strdup("the id does not parse as a test id");
+		return t->spec_why ? 0 : ERR_NOMEM;
+	}
+	if (rc < 0)
+		return err_prefix("stage 3: resolving '%s': ", c->id);
+	return take_decision(rep, t, set, d, c, smoke);
+}
+
+int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
+			const struct spec_resolver *resolver, const struct select_candidate *cands,
+			size_t n_cands, const struct select_stage3_opts *opts)
+{
+	struct select_stage3_opts none = { 0 };
+	if (!opts)
+		opts = &none;
+	const char *smoke = opts->smoke_label ? opts->smoke_label : "smoke";
+	struct spec_resolve_opts ropts = { .tier = opts->tier };
+	struct spec_decision *d = malloc(sizeof *d);
+	if (!d)
+		return err_set(ERR_NOMEM, "stage 3: decision");
+	size_t first = rep->n_tests, eligible = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n_cands && rc == 0; i++) {
+		rc = run_one(rep, set, resolver, &cands[i], &ropts, smoke, d);
+		if (opts->progress && ((i + 1) % SELECT_PROGRESS_EVERY == 0 || i + 1 == n_cands))
+			opts->progress(opts->progress_ctx, "resolving candidates", i + 1, n_cands);
+	}
+	if (rc == 0 && opts->catalog_ids)
+		rc = select__stale_drift(rep, set, resolver, opts, d);
+	free(d);
+	for (size_t i = first; i < rep->n_tests; i++)
+		eligible += rep->tests[i].fate >= SELECT_ELIGIBLE;
+	rep->stages[2].in = n_cands;
+	rep->stages[2].out = eligible;
+	rep->stages[3].in = eligible;
+	return rc;
+}
