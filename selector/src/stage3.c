@@ -51,15 +51,15 @@ static int add_drift(struct select_report *rep, enum select_drift_kind kind, con
 }
 
 /* The kernel cases of one eligible test: counted, not kept (the runner expands them again). */
-static int expand_cases(struct select_test *t, const struct spec_set *set,
-			const struct spec_decision *d, const struct select_candidate *c)
+static int expand_cases(struct select_test *t, const struct spec_resolver *resolver,
+			const struct spec_set *set, const struct spec_decision *d,
+			const struct select_candidate *c, const struct spec_resolve_opts *ropts)
 {
 	struct spec_case_list list;
 	struct spec_case_test ct = {
 		.test_id = c->id,
-		.entry = d->entry,
-		.file = d->file,
-		.mode = d->mode,
+		.tier = ropts->tier,
+		.device = ropts->device,
 		.opinfo = c->opinfo,
 		.family = testspecs_family_for_path(d->id.path),
 		.body_ops = c->body_ops,
@@ -67,7 +67,7 @@ static int expand_cases(struct select_test *t, const struct spec_set *set,
 	};
 	struct spec_expand_result res = { 0 };
 	testspecs_cases_init(&list);
-	int rc = testspecs_cases_expand(&list, set, &ct, &res);
+	int rc = testspecs_cases_expand(&list, resolver, set, &ct, &res);
 	testspecs_cases_finish(&list);
 	if (rc < 0)
 		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
@@ -78,8 +78,9 @@ static int expand_cases(struct select_test *t, const struct spec_set *set,
 }
 
 static int take_decision(struct select_report *rep, struct select_test *t,
-			 const struct spec_set *set, const struct spec_decision *d,
-			 const struct select_candidate *c, const char *smoke)
+			 const struct spec_resolver *resolver, const struct spec_set *set,
+			 const struct spec_decision *d, const struct select_candidate *c,
+			 const struct spec_resolve_opts *ropts, const char *smoke)
 {
 	t->mode = d->mode;
 	t->listed = d->listed;
@@ -100,7 +101,7 @@ static int take_decision(struct select_report *rep, struct select_test *t,
 	if (!d->eligible)
 		return 0;
 	t->fate = SELECT_ELIGIBLE;
-	return expand_cases(t, set, d, c);
+	return expand_cases(t, resolver, set, d, c, ropts);
 }
 
 static int run_one(struct select_report *rep, const struct spec_set *set,
@@ -121,7 +122,7 @@ static int run_one(struct select_report *rep, const struct spec_set *set,
 	}
 	if (rc < 0)
 		return err_prefix("stage 3: resolving '%s': ", c->id);
-	return take_decision(rep, t, set, d, c, smoke);
+	return take_decision(rep, t, resolver, set, d, c, ropts, smoke);
 }
 
 int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
