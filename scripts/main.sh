@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job of the README: installs what is missing, builds, and runs the most complete flow
-# spyre-ci has today, a tour of spyre-emu, the Spyre emulator that runs the kernel cases. It
-# grows with the project (the end state is `spyre-ci demo`). Idempotent; writes its artifacts
-# (a Chrome trace of the modeled schedule) to build/tour/.
+# spyre-ci has today, until `spyre-ci demo` exists: a PyTorch-shaped upstream is generated, the
+# selector picks the upstream tests a commit can affect and maps them through the Spyre specs
+# onto kernel cases, the specs explain one decision, and spyre-emu runs kernels and shows its
+# plans. Idempotent: it writes everything under build/tour/ afresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -17,7 +18,36 @@ step() {
 	"$exe" "$@"
 }
 
-echo "== spyre-emu: what the kernel tests that spyre-ci selects run on"
+rm -rf "$out/upstream"
+echo "== a synthetic upstream shaped like PyTorch (torch/, test/, op database, native ops, specs)"
+step fixture upstream --out "$out/upstream" --scale small --seed 1
+up="$out/upstream"
+# A commit that edits a torch/ function body: the selector must trace it to the tests using it.
+# Take the newest such commit whose selection reaches Spyre's specs (some reach none).
+rev=
+for c in $(git -C "$up" log --format='%h %s' | awk '$2 == "src_body:" {print $1}'); do
+	n=$("$exe" select --repo "$up" --base "$c~1" --head "$c" --json |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["stages"][2]["out"])')
+	if [[ $n -gt 0 ]]; then
+		rev=$c
+		break
+	fi
+done
+[[ -n $rev ]] || rev=$(git -C "$up" log --format=%h -1)
+echo
+echo "== the four stages for commit $rev ($(git -C "$up" log -1 --format=%s "$rev"))"
+step select --repo "$up" --base "$rev~1" --head "$rev"
+echo
+echo "== the same as JSON, the funnel only"
+"$exe" select --repo "$up" --base "$rev~1" --head "$rev" --json |
+	python3 -c 'import json, sys; d = json.load(sys.stdin); print(json.dumps(d["stages"]))'
+echo
+echo "== how a spec decides: a device-generic test against the shipped specs"
+step specs explain --test \
+	test/test_binary_ufuncs.py::TestBinaryUfuncsPRIVATEUSE1::test_reference_numerics_add_spyre_float16 \
+	testspecs/specs
+echo
+echo "== spyre-emu: what the kernel cases run on"
 step emu hw
 step emu layout --shape 5x100x150 --dtype float16
 step emu run --op add --shape 67x256 --shape 256 --dtype float16 --cores 8

@@ -134,7 +134,8 @@ Test(report, explain_each_stage)
 	d->spec_entry = strdup("s.yaml:9");
 	s = capture(do_explain, &rep, d->id, &rc);
 	cr_assert_eq(rc, 0);
-	cr_assert_not_null(strstr(s, "stage 3 eligibility: dropped: mode skip at s.yaml:9\n"), "%s", s);
+	cr_assert_not_null(strstr(s, "stage 3 eligibility: dropped: mode skip at s.yaml:9\n"), "%s",
+			   s);
 	cr_assert_null(strstr(s, "stage 4"), "%s", s);
 	free(s);
 	s = capture(do_explain, &rep, "test/nope.py::T::test_x", &rc);

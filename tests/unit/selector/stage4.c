@@ -12,12 +12,12 @@
 static void make(struct select_report *rep)
 {
 	selector_report_init(rep);
-	add_eligible(rep, "t/b.py::B::test_z", "test-edited", 1.0, 10, false);  /* 4.0, 0.5 s */
-	add_eligible(rep, "t/a.py::A::test_y", "symbol", 2.0, 4, false);    /* 4.0, 0.2 s */
-	add_eligible(rep, "t/a.py::A::test_x", "opdb", 1.0, 0, false);   /* 3.0, 0.5 s */
-	add_eligible(rep, "t/c.py::C::test_s", "path-rule", 0.1, 2, true); /* 0.1, smoke */
-	add_eligible(rep, "t/c.py::C::test_f", "symbol", 1.0, 20, false);   /* 2 + 2 (failed) */
-	add_eligible(rep, "t/c.py::C::test_k", "mystery", 5.0, 1, false);  /* 5 * 1, flaky: 2.5 */
+	add_eligible(rep, "t/b.py::B::test_z", "test-edited", 1.0, 10, false); /* 4.0, 0.5 s */
+	add_eligible(rep, "t/a.py::A::test_y", "symbol", 2.0, 4, false);       /* 4.0, 0.2 s */
+	add_eligible(rep, "t/a.py::A::test_x", "opdb", 1.0, 0, false);         /* 3.0, 0.5 s */
+	add_eligible(rep, "t/c.py::C::test_s", "path-rule", 0.1, 2, true);     /* 0.1, smoke */
+	add_eligible(rep, "t/c.py::C::test_f", "symbol", 1.0, 20, false);      /* 2 + 2 (failed) */
+	add_eligible(rep, "t/c.py::C::test_k", "mystery", 5.0, 1, false); /* 5 * 1, flaky: 2.5 */
 	selector_report_set_front(rep, 100, 3, 6);
 	rep->stages[2].in = 6;
 	rep->stages[2].out = 6;
