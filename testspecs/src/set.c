@@ -364,7 +364,10 @@ int testspecs_load_dir(struct spec_set *set, const char *dir, const struct spec_
 			rc = err_set(ERR_NOMEM, "out of memory");
 			break;
 		}
-		snprintf(p, len, "%s/%s", dir, names[i]);
+		size_t dl = strlen(dir);
+		while (dl > 1 && dir[dl - 1] == '/') /* "specs/" names files specs/x.yaml */
+			dl--;
+		snprintf(p, len, "%.*s/%s", (int)dl, dir, names[i]);
 		int r = testspecs_load_file(set, p, opts);
 		free(p);
 		if (r == ERR_NOMEM)
