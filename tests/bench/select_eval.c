@@ -65,6 +65,8 @@ struct memo {
 struct totals {
 	size_t commits, fb_truth, fb_sel, fb_missed, fb_extra, hits, affected_elig, misses_shown;
 	size_t affected_inelig, ratio_n, errors;
+	/* over the commits the selector did not answer with the fallback */
+	size_t nf_hits, nf_affected, nf_empty, head_eligible;
 	double *ratios, seconds, max_seconds, sum_ratio;
 };
 
@@ -277,11 +279,18 @@ static void eval_commit(struct ctx *c, const struct truth *tr)
 		c->t.fb_extra++;
 	const char **sel = NULL;
 	size_t n_sel = ir->fallback ? 0 : stage3(c, ir, &sel);
+	size_t hits0 = c->t.hits, aff0 = c->t.affected_elig;
 	score(c, tr, head, sel, n_sel, ir->fallback);
+	if (!ir->fallback) {
+		c->t.nf_hits += c->t.hits - hits0;
+		c->t.nf_affected += c->t.affected_elig - aff0;
+		c->t.nf_empty += c->t.affected_elig == aff0;
+	}
 	if (!ir->fallback) {
 		size_t n_elig = 0;
 		for (size_t i = 0; i < head->n_tests; i++)
 			n_elig += (size_t)eligible(c, head->tests[i].id);
+		c->t.head_eligible = n_elig;
 		double r = n_elig ? (double)n_sel / (double)n_elig : 0.0;
 		c->t.ratios[c->t.ratio_n++] = r;
 		c->t.sum_ratio += r;
@@ -336,6 +345,7 @@ static int report(struct ctx *c, const struct args *a, double gen_s, size_t sing
 	double recall = t->affected_elig ? (double)t->hits / (double)t->affected_elig : 1.0;
 	double mean = t->ratio_n ? t->sum_ratio / (double)t->ratio_n : 0.0;
 	double med = median(t->ratios, t->ratio_n);
+	double nf_recall = t->nf_affected ? (double)t->nf_hits / (double)t->nf_affected : 1.0;
 	double per = t->commits ? t->seconds / (double)t->commits : 0.0;
 	double rss_mb = (double)ru.ru_maxrss / 1024.0;
 	bool ok = recall >= RECALL_TARGET && mean <= RATIO_TARGET && t->fb_missed == 0 &&
@@ -347,11 +357,13 @@ static int report(struct ctx *c, const struct args *a, double gen_s, size_t sing
 		       "\"fallback_truth\":%zu,\"fallback_selected\":%zu,\"fallback_missed\":%zu,"
 		       "\"fallback_extra\":%zu,\"seconds_per_commit\":%.4f,\"seconds_max\":%.4f,"
 		       "\"generate_seconds\":%.2f,\"peak_rss_mb\":%.1f,\"blobs_scanned\":%zu,"
-		       "\"ok\":%s}\n",
+		       "\"recall_no_fallback\":%.6f,\"affected_eligible_no_fallback\":%zu,"
+		       "\"commits_no_affected_eligible\":%zu,\"head_eligible\":%zu,\"ok\":%s}\n",
 		       t->commits, singles, t->errors, recall, t->hits, t->affected_elig,
 		       t->affected_inelig, mean, med, t->ratio_n, t->fb_truth, t->fb_sel,
 		       t->fb_missed, t->fb_extra, per, t->max_seconds, gen_s, rss_mb,
-		       selector_catalog_cache_scans(c->cache), ok ? "true" : "false");
+		       selector_catalog_cache_scans(c->cache), nf_recall, t->nf_affected,
+		       t->nf_empty, t->head_eligible, ok ? "true" : "false");
 	} else {
 		printf("commits evaluated   %zu of %zu single commits (%zu errors)\n", t->commits,
 		       singles, t->errors);
@@ -359,9 +371,13 @@ static int report(struct ctx *c, const struct args *a, double gen_s, size_t sing
 		       "%zu affected not eligible) target >= %.1f%%\n",
 		       100 * recall, t->hits, t->affected_elig, t->affected_inelig,
 		       100 * RECALL_TARGET);
+		printf(
+		    "  without fallback  %.4f%% (%zu of %zu over %zu commits; %zu of them with no "
+		    "affected eligible test)\n",
+		    100 * nf_recall, t->nf_hits, t->nf_affected, t->ratio_n, t->nf_empty);
 		printf("selection ratio     mean %.3f%%  median %.3f%% over %zu non-fallback "
-		       "commits; target mean <= %.0f%%\n",
-		       100 * mean, 100 * med, t->ratio_n, 100 * RATIO_TARGET);
+		       "commits; target mean <= %.0f%%; %zu eligible at head\n",
+		       100 * mean, 100 * med, t->ratio_n, 100 * RATIO_TARGET, t->head_eligible);
 		printf("fallback            truth %zu, selector %zu, missed %zu, extra %zu\n",
 		       t->fb_truth, t->fb_sel, t->fb_missed, t->fb_extra);
 		printf("time                %.3f s per commit (max %.3f s, total %.1f s); "
