@@ -67,6 +67,7 @@ struct totals {
 	size_t affected_inelig, ratio_n, errors;
 	/* over the commits the selector did not answer with the fallback */
 	size_t nf_hits, nf_affected, nf_empty, head_eligible;
+	size_t s2_hits, s2_affected; /* stage 2's candidates against every affected test */
 	double *ratios, seconds, max_seconds, sum_ratio;
 };
 
@@ -220,9 +221,15 @@ static size_t stage3(struct ctx *c, const struct impact_result *ir, const char *
 }
 
 /* The truly affected tests against the selection: hits and eligible affected counted. */
-static void score(struct ctx *c, const struct truth *tr, const struct catalog *head,
-		  const char **sel, size_t n_sel, bool all_selected)
+static int cmp_cand(const void *key, const void *cand)
 {
+	return strcmp(key, ((const struct impact_candidate *)cand)->id);
+}
+
+static void score(struct ctx *c, const struct truth *tr, const struct catalog *head,
+		  const struct impact_result *ir, const char **sel, size_t n_sel)
+{
+	bool all_selected = ir->fallback;
 	json_t *aff = json_object_get(tr->obj, "affected");
 	if (tr->affected_all) {
 		/* every eligible head test truly depends on it */
@@ -242,6 +249,12 @@ static void score(struct ctx *c, const struct truth *tr, const struct catalog *h
 		const char *id = json_string_value(json_array_get(aff, i));
 		if (!id)
 			continue;
+		if (!ir->fallback) {
+			/* stage 2 alone, eligibility aside */
+			c->t.s2_affected++;
+			c->t.s2_hits += bsearch(id, ir->candidates, ir->n_candidates,
+						sizeof *ir->candidates, cmp_cand) != NULL;
+		}
 		if (!eligible(c, id)) {
 			c->t.affected_inelig++;
 			continue;
@@ -280,7 +293,7 @@ static void eval_commit(struct ctx *c, const struct truth *tr)
 	const char **sel = NULL;
 	size_t n_sel = ir->fallback ? 0 : stage3(c, ir, &sel);
 	size_t hits0 = c->t.hits, aff0 = c->t.affected_elig;
-	score(c, tr, head, sel, n_sel, ir->fallback);
+	score(c, tr, head, ir, sel, n_sel);
 	if (!ir->fallback) {
 		c->t.nf_hits += c->t.hits - hits0;
 		c->t.nf_affected += c->t.affected_elig - aff0;
@@ -358,12 +371,15 @@ static int report(struct ctx *c, const struct args *a, double gen_s, size_t sing
 		       "\"fallback_extra\":%zu,\"seconds_per_commit\":%.4f,\"seconds_max\":%.4f,"
 		       "\"generate_seconds\":%.2f,\"peak_rss_mb\":%.1f,\"blobs_scanned\":%zu,"
 		       "\"recall_no_fallback\":%.6f,\"affected_eligible_no_fallback\":%zu,"
-		       "\"commits_no_affected_eligible\":%zu,\"head_eligible\":%zu,\"ok\":%s}\n",
+		       "\"commits_no_affected_eligible\":%zu,\"head_eligible\":%zu,\"stage2_hits\":"
+		       "%zu,"
+		       "\"stage2_affected\":%zu,\"ok\":%s}\n",
 		       t->commits, singles, t->errors, recall, t->hits, t->affected_elig,
 		       t->affected_inelig, mean, med, t->ratio_n, t->fb_truth, t->fb_sel,
 		       t->fb_missed, t->fb_extra, per, t->max_seconds, gen_s, rss_mb,
 		       selector_catalog_cache_scans(c->cache), nf_recall, t->nf_affected,
-		       t->nf_empty, t->head_eligible, ok ? "true" : "false");
+		       t->nf_empty, t->head_eligible, t->s2_hits, t->s2_affected,
+		       ok ? "true" : "false");
 	} else {
 		printf("commits evaluated   %zu of %zu single commits (%zu errors)\n", t->commits,
 		       singles, t->errors);
@@ -375,6 +391,10 @@ static int report(struct ctx *c, const struct args *a, double gen_s, size_t sing
 		    "  without fallback  %.4f%% (%zu of %zu over %zu commits; %zu of them with no "
 		    "affected eligible test)\n",
 		    100 * nf_recall, t->nf_hits, t->nf_affected, t->ratio_n, t->nf_empty);
+		printf("  stage 2 alone     %.4f%% (%zu of %zu affected tests, eligible or not, "
+		       "among the candidates)\n",
+		       t->s2_affected ? 100.0 * (double)t->s2_hits / (double)t->s2_affected : 100.0,
+		       t->s2_hits, t->s2_affected);
 		printf("selection ratio     mean %.3f%%  median %.3f%% over %zu non-fallback "
 		       "commits; target mean <= %.0f%%; %zu eligible at head\n",
 		       100 * mean, 100 * med, t->ratio_n, 100 * RATIO_TARGET, t->head_eligible);
