@@ -183,7 +183,10 @@ static void load_specs(struct env *e)
 struct sel_out {
 	size_t changed, candidates, eligible, scheduled, base_scans;
 	bool fallback;
+	double part[5]; /* seconds: stage 1, catalogs, stage 2, stage 3, stage 4 */
 };
+
+static const char *const part_names[5] = { "stage 1", "catalogs", "stage 2", "stage 3", "stage 4" };
 
 /* Stage 1, both catalogs through `cache`, stages 2-4: what `spyre-ci select` does. */
 static void select_range(const struct env *e, struct catalog_cache *cache, const char *base,
@@ -192,9 +195,13 @@ static void select_range(const struct env *e, struct catalog_cache *cache, const
 	struct change_set *cs = NULL;
 	struct front f = { .cache = cache };
 	struct select_report rep;
+	double part[5];
+	uint64_t t = clock_mono_ns(), t1;
 	selector_report_init(&rep);
 	if (selector_changes_from_git(&cs, e->repo, base, head, NULL) != 0)
 		die("stage 1");
+	part[0] = clock_elapsed_s(t, t1 = clock_mono_ns());
+	t = t1;
 	if (selector_catalog_build(&f.head, e->repo, head, cache) != 0)
 		die("the head catalog");
 	size_t before = selector_catalog_cache_scans(cache);
@@ -206,17 +213,26 @@ static void select_range(const struct env *e, struct catalog_cache *cache, const
 		die("out of memory");
 	for (size_t i = 0; i < f.head->n_tests; i++)
 		f.ids[i] = f.head->tests[i].id;
+	part[1] = clock_elapsed_s(t, t1 = clock_mono_ns());
+	t = t1;
 	if (front_impact(&f, cs) != 0)
 		die("stage 2");
+	part[2] = clock_elapsed_s(t, t1 = clock_mono_ns());
+	t = t1;
 	selector_report_set_front(&rep, f.head->n_tests, cs->n_files, f.n_cands);
 	if (f.impact->fallback)
 		selector_report_set_fallback(&rep, f.impact->fallback_reason);
 	struct select_stage3_opts o3 = { .catalog_ids = f.ids, .n_catalog = f.head->n_tests };
-	if (selector_stage3_run(&rep, e->specs, e->resolver, f.cands, f.n_cands, &o3) != 0 ||
-	    selector_stage4_run(&rep, NULL, NULL, NULL, 0) != 0)
-		die("stages 3 and 4");
+	if (selector_stage3_run(&rep, e->specs, e->resolver, f.cands, f.n_cands, &o3) != 0)
+		die("stage 3");
+	part[3] = clock_elapsed_s(t, t1 = clock_mono_ns());
+	t = t1;
+	if (selector_stage4_run(&rep, NULL, NULL, NULL, 0) != 0)
+		die("stage 4");
+	part[4] = clock_elapsed_s(t, clock_mono_ns());
 	*so = (struct sel_out){ cs->n_files,       f.n_cands,      rep.stages[2].out,
 				rep.stages[3].out, so->base_scans, rep.fallback };
+	memcpy(so->part, part, sizeof part);
 	selector_report_finish(&rep);
 	f.cache = NULL; /* the caller's */
 	front_finish(&f);
@@ -334,6 +350,7 @@ int main(int argc, char **argv)
 	}
 	double warm[WARM_COMMITS], floor[WARM_COMMITS];
 	size_t floor_names[WARM_COMMITS] = { 0 };
+	double warm_part[5] = { 0 };
 	size_t n_warm = 0, warm_sched = 0, warm_fallback = 0, worst = 0;
 	for (size_t i = 0; i + 1 < n_chain; i++, n_warm++) {
 		struct sel_out so;
@@ -344,6 +361,8 @@ int main(int argc, char **argv)
 		    e.have_git ? git_names(&e, chain[i + 1], chain[i], &floor_names[n_warm]) : -1;
 		warm_sched += so.scheduled;
 		warm_fallback += so.fallback;
+		for (int k = 0; k < 5; k++)
+			warm_part[k] += so.part[k];
 		worst = warm[n_warm] > warm[worst] ? n_warm : worst;
 	}
 	/* The median of the ratios' parts: sort copies. */
@@ -378,9 +397,8 @@ int main(int argc, char **argv)
 	size_t range_scans = selector_catalog_cache_scans(cache);
 	selector_catalog_cache_destroy(cache);
 
-	struct rusage self, kids;
+	struct rusage self;
 	getrusage(RUSAGE_SELF, &self);
-	getrusage(RUSAGE_CHILDREN, &kids); /* the generator's too when it ran */
 	double rss_mb = self.ru_maxrss / 1024.0;
 
 	if (o.json) {
@@ -396,10 +414,10 @@ int main(int argc, char **argv)
 		    "\"second_build_seconds\": %.6f, \"changed_names\": %zu}, "
 		    "\"range\": {\"changed\": %zu, \"candidates\": %zu, \"eligible\": %zu, "
 		    "\"scheduled\": %zu, \"fallback\": %s, \"scans\": %zu, \"base_scans\": %zu}, "
-		    "\"peak_rss_mb\": %.1f, \"children_peak_rss_mb\": %.1f}\n",
+		    "\"peak_rss_mb\": %.1f}\n",
 		    scans1, scans2, second_s, parent_names, range.changed, range.candidates,
 		    range.eligible, range.scheduled, range.fallback ? "true" : "false", range_scans,
-		    range.base_scans, rss_mb, kids.ru_maxrss / 1024.0);
+		    range.base_scans, rss_mb);
 	} else {
 		printf("repository %s: %zu catalog files, %zu tests, %zu commits", o.repo, files,
 		       tests, all);
@@ -416,15 +434,21 @@ int main(int argc, char **argv)
 		print_figure(&wmax, false, false);
 		printf("  %zu commits, %zu fell back, %.1f tests scheduled on average\n", n_warm,
 		       warm_fallback, n_warm ? (double)warm_sched / n_warm : 0.0);
+		printf("  mean of the parts:");
+		for (int k = 0; k < 5; k++)
+			printf(" %s %.1f ms%s", part_names[k], warm_part[k] / n_warm * 1e3,
+			       k < 4 ? "," : "\n");
 		print_figure(&rng, false, false);
 		printf(
 		    "  %zu commits, %zu changed files, %zu candidates, %zu eligible, %zu "
 		    "scheduled%s; %zu blobs scanned (%zu for the base, through the head's cache)\n",
 		    all, range.changed, range.candidates, range.eligible, range.scheduled,
 		    range.fallback ? " (fallback)" : "", range_scans, range.base_scans);
-		printf("peak memory (ru_maxrss)    %9.1f MB (target < 1024 MB)  children's peak "
-		       "(git%s): %.1f MB\n",
-		       rss_mb, gen_s > 0 ? ", the generator" : "", kids.ru_maxrss / 1024.0);
+		printf("  parts:");
+		for (int k = 0; k < 5; k++)
+			printf(" %s %.1f ms%s", part_names[k], range.part[k] * 1e3,
+			       k < 4 ? "," : "\n");
+		printf("peak memory (ru_maxrss)    %9.1f MB (target < 1024 MB)\n", rss_mb);
 	}
 	testspecs_resolver_destroy(e.resolver);
 	testspecs_set_destroy(e.specs);
