@@ -5,7 +5,8 @@
  *   - a warm single-commit selection (stage 1, both catalogs through a cache that already holds
  *     their blobs, stages 2, 3 and 4) over the last first-parent commits: median and worst;
  *   - the whole history as one range (the first commit to HEAD), from a cold cache;
- *   - the blob cache: a second build at another revision scans only the changed blobs;
+ *   - the blob cache: a second build at another revision scans only the changed blobs, in
+ *     memory and through the on-disk cache (a second cache on the same directory);
  *   - the peak memory (getrusage ru_maxrss; the repository is generated in a child process so
  *     that the generator's memory is not counted).
  * Never asserts a time: exits 1 only when a figure is insane (no tests, no scans), 2 on bad
@@ -385,6 +386,38 @@ int main(int argc, char **argv)
 			       0.1 };
 	selector_catalog_cache_destroy(cache);
 
+	/* 5. The on-disk cache: one cache writes HEAD's blobs, a second one (another process, as
+	 * far as the cache can tell) builds HEAD^ from the directory and scans only what changed.
+	 */
+	char disk_dir[300];
+	snprintf(disk_dir, sizeof disk_dir, "%s/catalog-cache", o.repo == out ? tmp : "/tmp");
+	if (o.repo != out)
+		snprintf(disk_dir, sizeof disk_dir, "/tmp/bench-select-cache-%ld", (long)getpid());
+	struct catalog_cache *c1, *c2;
+	if (selector_catalog_cache_create(&c1, 0) != 0 ||
+	    selector_catalog_cache_set_dir(c1, disk_dir) != 0)
+		die("the disk cache");
+	t0 = clock_mono_ns();
+	if (selector_catalog_build(&cat, o.repo, head, c1) != 0)
+		die("the disk-backed catalog");
+	double disk_write_s = clock_elapsed_s(t0, clock_mono_ns());
+	selector_catalog_destroy(cat);
+	selector_catalog_cache_destroy(c1);
+	if (selector_catalog_cache_create(&c2, 0) != 0 ||
+	    selector_catalog_cache_set_dir(c2, disk_dir) != 0)
+		die("the disk cache");
+	t0 = clock_mono_ns();
+	if (selector_catalog_build(&cat, o.repo, chain[1], c2) != 0)
+		die("the catalog from the disk cache");
+	struct figure disk = { "catalog HEAD^ from disk", clock_elapsed_s(t0, clock_mono_ns()) };
+	disk.git = e.have_git ? git_names(&e, EMPTY_TREE, chain[1], &disk.git_names) : -1;
+	disk.target = 10;
+	size_t disk_scans = selector_catalog_cache_scans(c2),
+	       disk_hits = selector_catalog_cache_disk_hits(c2);
+	selector_catalog_destroy(cat);
+	selector_catalog_cache_destroy(c2);
+	nftw(disk_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+
 	/* 4. The whole history as one range, from a cold cache. */
 	struct sel_out range;
 	if (selector_catalog_cache_create(&cache, 0) != 0)
@@ -409,15 +442,18 @@ int main(int argc, char **argv)
 		print_figure(&wmed, true, false);
 		print_figure(&wmax, true, false);
 		print_figure(&rng, true, false);
+		print_figure(&disk, true, false);
 		printf(
+		    "\"disk_cache\": {\"write_seconds\": %.6f, \"second_process_scans\": %zu, "
+		    "\"disk_hits\": %zu}, "
 		    "\"cache\": {\"cold_scans\": %zu, \"second_build_scans\": %zu, "
 		    "\"second_build_seconds\": %.6f, \"changed_names\": %zu}, "
 		    "\"range\": {\"changed\": %zu, \"candidates\": %zu, \"eligible\": %zu, "
 		    "\"scheduled\": %zu, \"fallback\": %s, \"scans\": %zu, \"base_scans\": %zu}, "
 		    "\"peak_rss_mb\": %.1f}\n",
-		    scans1, scans2, second_s, parent_names, range.changed, range.candidates,
-		    range.eligible, range.scheduled, range.fallback ? "true" : "false", range_scans,
-		    range.base_scans, rss_mb);
+		    disk_write_s, disk_scans, disk_hits, scans1, scans2, second_s, parent_names,
+		    range.changed, range.candidates, range.eligible, range.scheduled,
+		    range.fallback ? "true" : "false", range_scans, range.base_scans, rss_mb);
 	} else {
 		printf("repository %s: %zu catalog files, %zu tests, %zu commits", o.repo, files,
 		       tests, all);
@@ -448,6 +484,10 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 5; k++)
 			printf(" %s %.1f ms%s", part_names[k], range.part[k] * 1e3,
 			       k < 4 ? "," : "\n");
+		print_figure(&disk, false, false);
+		printf("  on-disk cache: HEAD's catalog written in %.1f ms; a second cache on the "
+		       "directory built HEAD^ with %zu scans, %zu blobs read back\n",
+		       disk_write_s * 1e3, disk_scans, disk_hits);
 		printf("peak memory (ru_maxrss)    %9.1f MB (target < 1024 MB)\n", rss_mb);
 	}
 	testspecs_resolver_destroy(e.resolver);
@@ -455,7 +495,8 @@ int main(int argc, char **argv)
 	git_libgit2_shutdown();
 	if (!o.repo || o.repo == out)
 		nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	bool sane = tests > 0 && scans1 > 0 && scans2 <= scans1 && n_warm > 0;
+	bool sane = tests > 0 && scans1 > 0 && scans2 <= scans1 && n_warm > 0 && disk_hits > 0 &&
+		    disk_scans <= scans2;
 	if (!sane)
 		fprintf(stderr, "bench-select: insane figures (tests %zu, scans %zu/%zu)\n", tests,
 			scans1, scans2);
