@@ -23,7 +23,7 @@
 #define PROGRESS_MIN          2000 /* items before a progress bar is worth drawing */
 
 struct select_args {
-	const char *repo, *base, *head, *diff, *explain, *tier, *history;
+	const char *repo, *base, *head, *diff, *explain, *tier, *history, *cache;
 	const char *specs[SELECT_SPECS_ARGS_MAX];
 	size_t n_specs;
 	struct select_budget budget;
@@ -54,6 +54,8 @@ static int parse_value(struct select_args *a, const char *opt, const char *v)
 		a->tier = v;
 	else if (!strcmp(opt, "--history"))
 		a->history = v;
+	else if (!strcmp(opt, "--cache"))
+		a->cache = v;
 	else if (!strcmp(opt, "--specs")) {
 		if (a->n_specs == SELECT_SPECS_ARGS_MAX)
 			return cli_usage_error(self(), "more than %d --specs",
@@ -254,7 +256,7 @@ static int stages(struct run *r, const struct select_args *a, bool tty)
 	 * changed test file counts as new or edited (safe, and wider than --base/--head). */
 	if (rc == 0)
 		rc = front_catalogs(&r->front, a->repo, a->diff ? NULL : a->base,
-				    a->diff ? "HEAD" : a->head);
+				    a->diff ? "HEAD" : a->head, a->cache);
 	if (rc == 0)
 		rc = front_impact(&r->front, r->cs);
 	if (rc < 0)
@@ -329,7 +331,8 @@ const char cmd_select_summary[] =
 const char cmd_select_help[] =
     "Usage: spyre-ci select --repo DIR (--base REV --head REV | --diff FILE|-)\n"
     "                       [--specs FILE|DIR ...] [--tier LABEL] [--budget N|Ns|N%]\n"
-    "                       [--history FILE] [--shards N] [--json] [--explain TEST]\n"
+    "                       [--history FILE] [--shards N] [--cache DIR] [--json]\n"
+    "                       [--explain TEST]\n"
     "\n"
     "Four stages, each counted in and out:\n"
     "  1 changes      base..head of the repository through libgit2, or a unified diff\n"
@@ -356,6 +359,8 @@ const char cmd_select_help[] =
     "                   \"mean_seconds\": 1.5}}: failed tests boosted, flaky ones halved,\n"
     "                   recorded durations as costs\n"
     "  --shards N       plan N shards (longest first onto the least-loaded worker)\n"
+    "  --cache DIR      keep the scanned files in DIR, keyed by blob id: the next run\n"
+    "                   re-scans only the files that changed (delete DIR to clear it)\n"
     "  --json           {stages: [4 x {name, in, out}], tests: [{id, score, reasons,\n"
     "                   kernel_cases}], drift, fallback, estimate_seconds[, shards]}\n"
     "  --explain TEST   every stage's decision for one test id (path::Class::method)\n"

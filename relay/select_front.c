@@ -7,9 +7,12 @@
 #include "common/err.h"
 #include "select_front.h"
 
-int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head)
+int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head,
+		   const char *cache_dir)
 {
 	int rc = selector_catalog_cache_create(&f->cache, 0);
+	if (rc == 0 && cache_dir && (rc = selector_catalog_cache_set_dir(f->cache, cache_dir)) < 0)
+		return err_prefix("--cache: ");
 	if (rc == 0)
 		rc = selector_catalog_build(&f->head, repo_dir, head, f->cache);
 	if (rc == 0)

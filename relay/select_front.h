@@ -24,8 +24,10 @@ struct front {
 	const char **ids; /* every head test id, for stale drift */
 };
 
-/* Builds the catalogs of `head` and `base` (NULL: the empty tree) of the repository. */
-int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head);
+/* Builds the catalogs of `head` and `base` (NULL: the empty tree) of the repository, through a
+ * blob cache backed by `cache_dir` when not NULL (selector_catalog_cache_set_dir). */
+int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head,
+		   const char *cache_dir);
 
 /* Runs stage 2 on the change set and makes the candidates. */
 int front_impact(struct front *f, const struct change_set *cs);

@@ -1,9 +1,11 @@
 /* The catalog of one revision: walks the tree through libgit2, reads each blob of interest once
  * per cache (keyed by blob id and kind), and extracts the tests of the test files. */
+#include <errno.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "catalog_internal.h"
 #include "common/err.h"
@@ -13,6 +15,7 @@ struct cache_entry {
 	char key[44]; /* hex blob id + kind digit */
 	struct catalog_blob blob;
 	struct arena arena;
+	bool from_disk; /* blob.scan lives in arena (not scan_file_destroy's) */
 };
 
 struct catalog_cache {
@@ -20,6 +23,8 @@ struct catalog_cache {
 	struct cache_entry **entries;
 	size_t n, cap, max;
 	size_t scans;
+	char *dir; /* the on-disk cache, or NULL */
+	size_t disk_hits, disk_writes;
 };
 
 int selector_catalog_cache_create(struct catalog_cache **out, size_t max_entries)
@@ -37,13 +42,33 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n; i++) {
-		scan_file_destroy(c->entries[i]->blob.scan);
+		if (!c->entries[i]->from_disk)
+			scan_file_destroy(c->entries[i]->blob.scan);
 		scan__arena_free(&c->entries[i]->arena);
 		free(c->entries[i]);
 	}
 	free(c->entries);
 	strmap_free(&c->map);
+	free(c->dir);
 	free(c);
+}
+
+int selector_catalog_cache_set_dir(struct catalog_cache *c, const char *dir)
+{
+	free(c->dir);
+	c->dir = NULL;
+	if (!dir)
+		return 0;
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return err_set_errno(ERR_IO, "catalog cache: mkdir %s", dir);
+	if (!(c->dir = strdup(dir)))
+		return err_set(ERR_NOMEM, "catalog cache dir");
+	return 0;
+}
+
+size_t selector_catalog_cache_disk_hits(const struct catalog_cache *c)
+{
+	return c->disk_hits;
 }
 
 size_t selector_catalog_cache_scans(const struct catalog_cache *c)
@@ -68,6 +93,19 @@ static int blob_parse(struct cache_entry *e, enum catalog_file_kind kind, const 
 	return err_set(ERR_INVAL, "%s: unknown kind", path);
 }
 
+/* Reads and parses the blob from the repository. */
+static int blob_read(struct cache_entry *e, git_repository *repo, const git_oid *oid,
+		     enum catalog_file_kind kind, const char *path, const char *module)
+{
+	git_blob *blob;
+	if (git_blob_lookup(&blob, repo, oid) != 0)
+		return err_set(ERR_GENERIC, "%s: %s", path, git_error_last()->message);
+	int rc = blob_parse(e, kind, path, module, git_blob_rawcontent(blob),
+			    (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	return rc;
+}
+
 static int cache_get(const struct catalog_blob **out, struct catalog_cache *c, git_repository *repo,
 		     const git_oid *oid, enum catalog_file_kind kind, const char *path,
 		     const char *module)
@@ -83,31 +121,36 @@ static int cache_get(const struct catalog_blob **out, struct catalog_cache *c, g
 	}
 	if (c->n >= c->max)
 		return err_set(ERR_LIMIT, "catalog cache: more than %zu blobs", c->max);
-	git_blob *blob;
-	if (git_blob_lookup(&blob, repo, oid) != 0)
-		return err_set(ERR_GENERIC, "%s: %s", path, git_error_last()->message);
 	struct cache_entry *e = calloc(1, sizeof(*e));
 	void *p = scan__grow(c->entries, c->n, &c->cap, sizeof(*c->entries));
 	if (!e || !p) {
 		free(e);
-		git_blob_free(blob);
 		return err_set(ERR_NOMEM, "catalog cache entry");
 	}
 	c->entries = p;
 	memcpy(e->key, key, sizeof(key));
-	int rc = blob_parse(e, kind, path, module, git_blob_rawcontent(blob),
-			    (size_t)git_blob_rawsize(blob));
-	git_blob_free(blob);
-	if (!rc)
+	int rc = c->dir ? catalog__disk_load(&e->blob, &e->arena, c->dir, e->key) : 0;
+	e->from_disk = rc == 1;
+	if (rc == 0)
+		rc = blob_read(e, repo, oid, kind, path, module);
+	if (rc == 0 && c->dir && c->disk_writes < CATALOG_DISK_WRITES_MAX) {
+		c->disk_writes++;
+		(void)catalog__disk_store(&e->blob, c->dir, e->key); /* an optimisation only */
+	}
+	if (rc >= 0)
 		rc = strmap_put(&c->map, e->key, (intptr_t)e);
 	if (rc) {
-		scan_file_destroy(e->blob.scan);
+		if (!e->from_disk)
+			scan_file_destroy(e->blob.scan);
 		scan__arena_free(&e->arena);
 		free(e);
 		return rc;
 	}
 	c->entries[c->n++] = e;
-	c->scans++;
+	if (e->from_disk)
+		c->disk_hits++;
+	else
+		c->scans++;
 	*out = &e->blob;
 	return 0;
 }

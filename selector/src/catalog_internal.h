@@ -35,6 +35,13 @@ int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *pat
 			size_t len);
 int catalog__parse_cpp(struct catalog_blob *b, struct arena *a, const char *data, size_t len);
 
+/* The on-disk cache (catalog_disk.c): one file per blob and kind, DIR/xx/<rest of the key>.
+ * load: 1 and the blob filled from arena memory, 0 when absent or not readable (a miss), or
+ * ERR_NOMEM. store: 0, or a negative code (the caller may ignore it: the cache is an
+ * optimisation). */
+int catalog__disk_load(struct catalog_blob *b, struct arena *a, const char *dir, const char *key);
+int catalog__disk_store(const struct catalog_blob *b, const char *dir, const char *key);
+
 struct catalog_priv {
 	struct arena arena;
 	const struct catalog_test **by_id; /* sorted by id */

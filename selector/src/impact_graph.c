@@ -328,31 +328,59 @@ static long hit(const struct ictx *x, char *sym)
 	return best;
 }
 
-static int tests_signal(struct ictx *x)
+/* What one use resolves to and its distance from a change (-1: none), memoised per run: the
+ * same dotted names recur across tens of thousands of tests. */
+struct use_hit {
+	long d;
+	const char *what; /* the resolved name when d >= 0 */
+};
+
+static const struct use_hit *use_hit(struct ictx *x, struct strmap *memo, const char *use)
 {
+	intptr_t v;
+	if (strmap_get(memo, use, &v))
+		return (const struct use_hit *)v;
 	char buf[1024];
 	struct strmap none = { 0 };
-	for (size_t i = 0; i < x->head->n_tests; i++) {
+	resolve(x, NULL, &none, use, buf, sizeof(buf));
+	struct use_hit *h = scan__alloc(&x->arena, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->d = hit(x, buf);
+	h->what = NULL;
+	if (h->d >= 0) {
+		char *w = scan__alloc(&x->arena, 251);
+		if (!w)
+			return NULL;
+		snprintf(w, 251, "%.250s", buf);
+		h->what = w;
+	}
+	return strmap_put(memo, use, (intptr_t)h) ? NULL : h;
+}
+
+static int tests_signal(struct ictx *x)
+{
+	struct strmap memo = { 0 };
+	int rc = 0;
+	for (size_t i = 0; i < x->head->n_tests && !rc; i++) {
 		const struct catalog_test *t = &x->head->tests[i];
 		const struct scan_function *f =
 		    &x->head->files[t->file].blob->scan->functions[t->function];
-		long best = -1;
-		char what[256] = "";
-		for (size_t u = 0; u < f->n_uses; u++) {
-			resolve(x, NULL, &none, f->uses[u], buf, sizeof(buf));
-			long d = hit(x, buf);
-			if (d >= 0 && (best < 0 || d < best)) {
-				best = d;
-				snprintf(what, sizeof(what), "%.250s", buf);
-			}
+		const struct use_hit *best = NULL;
+		for (size_t u = 0; u < f->n_uses && !rc; u++) {
+			const struct use_hit *h = use_hit(x, &memo, f->uses[u]);
+			if (!h)
+				rc = err_set(ERR_NOMEM, "impact: uses");
+			else if (h->d >= 0 && (!best || h->d < best->d))
+				best = h;
 		}
-		int rc = best < 0 ? 0
-				  : impact__add(x, t->id, IMPACT_SYMBOL, 1.0 / (1.0 + (double)best),
-						"uses %s (distance %ld from a change)", what, best);
-		if (rc)
-			return rc;
+		if (!rc && best)
+			rc = impact__add(x, t->id, IMPACT_SYMBOL, 1.0 / (1.0 + (double)best->d),
+					 "uses %s (distance %ld from a change)", best->what,
+					 best->d);
 	}
-	return 0;
+	strmap_free(&memo);
+	return rc;
 }
 
 int impact__symbols_to_tests(struct ictx *x)

@@ -98,6 +98,16 @@ void selector_catalog_cache_destroy(struct catalog_cache *cache);
 /* Blobs read (scanned or parsed) through this cache since it was created. */
 size_t selector_catalog_cache_scans(const struct catalog_cache *cache);
 
+/* Backs the cache with the directory `dir` (created when missing; its parent must exist), so
+ * that another process re-scans only the blobs it has not seen: a blob missing from memory is
+ * read from DIR/xx/<id><kind> when there, else scanned and written there atomically. Bounded:
+ * an entry over CATALOG_DISK_ENTRY_MAX bytes is not written, nor more than
+ * CATALOG_DISK_WRITES_MAX entries by one cache; nothing is evicted (delete the directory). A
+ * failed write is ignored, an unreadable entry is a miss. NULL: memory only. */
+int selector_catalog_cache_set_dir(struct catalog_cache *cache, const char *dir);
+/* Blobs this cache read from its directory instead of scanning them. */
+size_t selector_catalog_cache_disk_hits(const struct catalog_cache *cache);
+
 /* Builds the catalog of revision `rev` (any revspec) of the repository at `repo_dir`. A NULL
  * or empty `rev` is the empty tree. ERR_NOTFOUND for a revision that does not resolve, ERR_LIMIT
  * when the tree holds more than CATALOG_FILES_MAX files of interest. */

@@ -4,7 +4,9 @@
  * impact signals on the same repository: a test edit, a source edit through the call graph, a
  * native kernel edit, and the fallback. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/err.h"
 #include "gitrepo.h"
@@ -210,5 +212,100 @@ Test(impact, each_signal)
 	struct impact_config fb = { .fallback_globs = globs, .n_fallback_globs = 1 };
 	expect_cfg(&f, 5, NULL, 0, true, &fb);
 	expect_cfg(&f, 3, NULL, 0, false, &fb);
+	test_repo_destroy(&f.t);
+}
+
+/* Same tests, same facts: the catalog read back from the disk cache equals the scanned one. */
+static void assert_same_catalog(const struct catalog *a, const struct catalog *b)
+{
+	cr_assert_eq(a->n_files, b->n_files);
+	cr_assert_eq(a->n_tests, b->n_tests);
+	for (size_t i = 0; i < a->n_tests; i++) {
+		cr_assert_str_eq(a->tests[i].id, b->tests[i].id);
+		cr_assert_eq(a->tests[i].body_hash, b->tests[i].body_hash);
+		cr_assert_eq(a->tests[i].device_generic, b->tests[i].device_generic);
+		cr_assert_eq(a->tests[i].opset, b->tests[i].opset);
+		cr_assert_eq(a->tests[i].n_op_names, b->tests[i].n_op_names);
+	}
+	for (size_t i = 0; i < a->n_files; i++) {
+		const struct catalog_blob *x = a->files[i].blob, *y = b->files[i].blob;
+		cr_assert_eq(x->n_native_ops, y->n_native_ops);
+		cr_assert_eq(x->n_kernels, y->n_kernels);
+		for (size_t k = 0; k < x->n_kernels; k++) {
+			cr_assert_str_eq(x->kernels[k].name, y->kernels[k].name);
+			cr_assert_eq(x->kernels[k].hash, y->kernels[k].hash);
+		}
+		for (size_t k = 0; k < x->n_native_ops; k++) {
+			cr_assert_str_eq(x->native_ops[k].func, y->native_ops[k].func);
+			cr_assert_eq(x->native_ops[k].n_kernels, y->native_ops[k].n_kernels);
+			cr_assert_eq(x->native_ops[k].hash, y->native_ops[k].hash);
+		}
+		cr_assert_eq(!x->scan, !y->scan);
+		if (!x->scan)
+			continue;
+		cr_assert_eq(x->scan->module_hash, y->scan->module_hash);
+		cr_assert_eq(x->scan->n_functions, y->scan->n_functions);
+		cr_assert_eq(x->scan->n_imports, y->scan->n_imports);
+		cr_assert_eq(x->scan->n_opinfos, y->scan->n_opinfos);
+		for (size_t k = 0; k < x->scan->n_functions; k++) {
+			const struct scan_function *p = &x->scan->functions[k],
+						   *q = &y->scan->functions[k];
+			cr_assert_str_eq(p->qualname, q->qualname);
+			cr_assert_eq(p->n_uses, q->n_uses);
+			for (size_t u = 0; u < p->n_uses; u++)
+				cr_assert_str_eq(p->uses[u], q->uses[u]);
+			cr_assert_eq(p->n_decorators, q->n_decorators);
+			cr_assert_eq(p->last_line, q->last_line);
+		}
+	}
+}
+
+Test(catalog, disk_cache_second_process_scans_only_changes)
+{
+	struct fx f;
+	build(&f);
+	char dir[300];
+	snprintf(dir, sizeof dir, "%s/catcache", f.t.dir);
+	struct catalog_cache *first, *second;
+	struct catalog *a, *b, *b2;
+	cr_assert_eq(selector_catalog_cache_create(&first, 0), 0);
+	cr_assert_eq(selector_catalog_cache_set_dir(first, dir), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_build(&a, f.t.dir, f.c[0], first), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_cache_scans(first), 6);
+	cr_assert_eq(selector_catalog_cache_disk_hits(first), 0);
+
+	/* Another cache on the same directory: what a second `spyre-ci select` sees. */
+	cr_assert_eq(selector_catalog_cache_create(&second, 0), 0);
+	cr_assert_eq(selector_catalog_cache_set_dir(second, dir), 0);
+	cr_assert_eq(selector_catalog_build(&b, f.t.dir, f.c[0], second), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_cache_scans(second), 0, "everything came from the disk");
+	cr_assert_eq(selector_catalog_cache_disk_hits(second), 6);
+	assert_same_catalog(a, b);
+	cr_assert_eq(selector_catalog_build(&b2, f.t.dir, f.c[2], second), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_cache_scans(second), 2, "only the two changed blobs");
+	selector_catalog_destroy(b2);
+	selector_catalog_destroy(b);
+	selector_catalog_cache_destroy(second);
+
+	/* A damaged entry is a miss: scanned again, and the catalog is still right. */
+	const struct catalog_file *t = selector_catalog_file(a, "test/test_a.py");
+	cr_assert_not_null(t);
+	char path[400];
+	snprintf(path, sizeof path, "%s/%.2s/%s%d", dir, t->blob_id, t->blob_id + 2, CATALOG_TEST);
+	FILE *fp = fopen(path, "r+b");
+	cr_assert_not_null(fp, "%s", path);
+	fseek(fp, 0, SEEK_END);
+	long len = ftell(fp);
+	cr_assert_eq(ftruncate(fileno(fp), len / 2), 0);
+	fclose(fp);
+	cr_assert_eq(selector_catalog_cache_create(&second, 0), 0);
+	cr_assert_eq(selector_catalog_cache_set_dir(second, dir), 0);
+	cr_assert_eq(selector_catalog_build(&b, f.t.dir, f.c[0], second), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_cache_scans(second), 1, "the damaged entry only");
+	assert_same_catalog(a, b);
+	selector_catalog_destroy(b);
+	selector_catalog_cache_destroy(second);
+	selector_catalog_destroy(a);
+	selector_catalog_cache_destroy(first);
 	test_repo_destroy(&f.t);
 }
