@@ -65,7 +65,7 @@
 #define IMPACT_DEPTH_MAX  12
 /* The on-disk catalog cache: bytes of one serialised blob entry (larger ones stay in memory
  * only), entries one process writes. */
-#define CATALOG_DISK_ENTRY_MAX (16u << 20)
+#define CATALOG_DISK_ENTRY_MAX  (16u << 20)
 #define CATALOG_DISK_WRITES_MAX 400000
 
 #endif
