@@ -1,18 +1,33 @@
 #!/usr/bin/env bash
-# The emulator's benchmark at full sizes: builds build/ (installing nothing new: the packages,
-# libopenblas-dev among them, are scripts/lib.sh's list) and runs build/tests/bench/bench-emu,
-# which prints every figure beside its floor measured in the same run (OpenBLAS sgemm on one
-# thread, plain C loops) and their ratios. Extra arguments go to bench-emu (for example --json,
-# --cores 8, --part mm). Takes about a minute on one core.
+# The benchmarks at full size (the test suite runs only their --smoke versions). Each prints every
+# figure beside a floor measured in the same run (OpenBLAS, plain loops, `git diff --name-only`)
+# and the ratio; none asserts a time. Builds build/ first (installing nothing new: the packages
+# are scripts/lib.sh's list).
+# Usage: scripts/bench.sh [NAME...] [--json]
+#   NAME: emu (spyre-emu vs OpenBLAS, 1,000 kernel cases; ~1 min), specs (spec load and resolve),
+#   changes (stage 1 vs git diff), select (the selector at pytorch scale vs git diff; ~2 min),
+#   select-eval (recall over 500 pytorch-scale commits; ~4 min). Default: all of them.
+#   Options starting with -- go to every benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 ensure_packages
 dir=${BUILD_DIR:-build}
 configure_and_build "$dir" ${MESON_SETUP_ARGS:-}
-bench="$dir/tests/bench/bench-emu"
-if [[ ! -x $bench ]]; then
-	echo "bench.sh: $bench was not built (configured with -Dbench=false?)" >&2
-	exit 1
-fi
-exec "$bench" "$@"
+names=() opts=()
+for a in "$@"; do
+	if [[ $a == --* ]]; then opts+=("$a"); else names+=("$a"); fi
+done
+((${#names[@]})) || names=(emu specs changes select select-eval)
+rc=0
+for n in "${names[@]}"; do
+	bench="$dir/tests/bench/bench-$n"
+	if [[ ! -x $bench ]]; then
+		echo "bench.sh: no benchmark '$n' ($bench not built; configured with -Dbench=false?)" >&2
+		rc=2
+		continue
+	fi
+	echo "== bench-$n"
+	"$bench" "${opts[@]}" || rc=1
+done
+exit "$rc"
