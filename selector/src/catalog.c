@@ -25,6 +25,9 @@ struct catalog_cache {
 	size_t scans;
 	char *dir; /* the on-disk cache, or NULL */
 	size_t disk_hits, disk_writes;
+	struct catalog *trees[CATALOG_TREES_MAX]; /* whole catalogs by tree id, oldest first */
+	size_t n_trees;
+	size_t tree_hits;
 };
 
 int selector_catalog_cache_create(struct catalog_cache **out, size_t max_entries)
@@ -41,6 +44,8 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < c->n_trees; i++)
+		selector_catalog_destroy(c->trees[i]);
 	for (size_t i = 0; i < c->n; i++) {
 		if (!c->entries[i]->from_disk)
 			scan_file_destroy(c->entries[i]->blob.scan);
@@ -74,6 +79,37 @@ size_t selector_catalog_cache_disk_hits(const struct catalog_cache *c)
 size_t selector_catalog_cache_scans(const struct catalog_cache *c)
 {
 	return c->scans;
+}
+
+size_t selector_catalog_cache_tree_hits(const struct catalog_cache *c)
+{
+	return c->tree_hits;
+}
+
+/* The cached catalog of tree `id` with one more reference, or NULL. */
+static struct catalog *tree_get(struct catalog_cache *c, const char *id)
+{
+	for (size_t i = 0; i < c->n_trees; i++) {
+		struct catalog_priv *priv = c->trees[i]->priv_;
+		if (strcmp(priv->tree_id, id) == 0) {
+			priv->refs++;
+			c->tree_hits++;
+			return c->trees[i];
+		}
+	}
+	return NULL;
+}
+
+/* Keeps a reference to `cat` in the cache, dropping the oldest one when full. */
+static void tree_put(struct catalog_cache *c, struct catalog *cat)
+{
+	if (c->n_trees == CATALOG_TREES_MAX) {
+		selector_catalog_destroy(c->trees[0]);
+		memmove(c->trees, c->trees + 1, (c->n_trees - 1) * sizeof(*c->trees));
+		c->n_trees--;
+	}
+	((struct catalog_priv *)cat->priv_)->refs++;
+	c->trees[c->n_trees++] = cat;
 }
 
 static int blob_parse(struct cache_entry *e, enum catalog_file_kind kind, const char *path,
@@ -310,10 +346,16 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 		return err_set(ERR_NOMEM, "catalog");
 	}
 	cat->priv_ = priv;
+	priv->refs = 1;
 	git_repository *repo = NULL;
 	git_tree *tree = NULL;
 	int rc = open_tree(&repo, &tree, cat->commit_id, repo_dir, rev);
+	struct catalog *shared = NULL;
 	if (!rc && tree) {
+		git_oid_tostr(priv->tree_id, sizeof(priv->tree_id), git_tree_id(tree));
+		shared = tree_get(cache, priv->tree_id);
+	}
+	if (!rc && tree && !shared) {
 		struct walk w = { cat, priv, cache, repo, 0, 0 };
 		if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w) != 0)
 			rc = w.rc ? w.rc
@@ -323,6 +365,11 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 	git_tree_free(tree);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
+	if (shared) {
+		selector_catalog_destroy(cat);
+		*out = shared;
+		return 0;
+	}
 	if (!rc) {
 		if (cat->n_files)
 			qsort(cat->files, cat->n_files, sizeof(*cat->files), cmp_file);
@@ -332,6 +379,8 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 		selector_catalog_destroy(cat);
 		return rc;
 	}
+	if (priv->tree_id[0])
+		tree_put(cache, cat);
 	*out = cat;
 	return 0;
 }
@@ -341,7 +390,12 @@ void selector_catalog_destroy(struct catalog *cat)
 	if (!cat)
 		return;
 	struct catalog_priv *priv = cat->priv_;
+	if (priv && priv->refs > 1) {
+		priv->refs--;
+		return;
+	}
 	if (priv) {
+		impact__graph_destroy(priv->graph);
 		free(priv->by_id);
 		strmap_free(&priv->op_kinds);
 		scan__arena_free(&priv->arena);

@@ -42,8 +42,17 @@ int catalog__parse_cpp(struct catalog_blob *b, struct arena *a, const char *data
 int catalog__disk_load(struct catalog_blob *b, struct arena *a, const char *dir, const char *key);
 int catalog__disk_store(const struct catalog_blob *b, const char *dir, const char *key);
 
+struct impact_graph;
+/* Frees stage 2's structures derived from one catalog (impact_graph.c). NULL: nothing. */
+void impact__graph_destroy(struct impact_graph *g);
+
 struct catalog_priv {
 	struct arena arena;
+	size_t refs;      /* references: the caller's of selector_catalog_build, the cache's */
+	char tree_id[41]; /* the root tree, "" for the empty tree */
+	/* Stage 2's import aliases, call graph and tests' resolved uses, built lazily by the first
+	 * impact run at this head (impact_graph.c) and freed with the catalog. Not thread-safe. */
+	struct impact_graph *graph;
 	const struct catalog_test **by_id; /* sorted by id */
 	struct strmap op_kinds;            /* op name -> OpInfo kind (const char *) */
 };

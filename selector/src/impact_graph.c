@@ -15,13 +15,18 @@
 
 #define ALIAS_HOPS_MAX 8
 
-static const char *join(struct ictx *x, const char *a, const char *b)
+static const char *join_in(struct arena *arena, const char *a, const char *b)
 {
 	size_t n = strlen(a) + strlen(b) + 2;
-	char *s = scan__alloc(&x->arena, n);
+	char *s = scan__alloc(arena, n);
 	if (s)
 		snprintf(s, n, "%s.%s", a, b);
 	return s;
+}
+
+static const char *join(struct ictx *x, const char *a, const char *b)
+{
+	return join_in(&x->arena, a, b);
 }
 
 static int seed(struct ictx *x, const char *sym, const char *why)
@@ -120,12 +125,12 @@ int impact__source_changed(struct ictx *x, const struct catalog_file *hf,
 	return rc;
 }
 
-/* ---- the graph ---- */
+/* ---- the graph (per head catalog) ---- */
 
-static int build_aliases(struct ictx *x)
+static int build_aliases(struct impact_graph *g, const struct catalog *head)
 {
-	for (size_t f = 0; f < x->head->n_files; f++) {
-		const struct catalog_file *cf = &x->head->files[f];
+	for (size_t f = 0; f < head->n_files; f++) {
+		const struct catalog_file *cf = &head->files[f];
 		const struct scan_file *sf = cf->blob->scan;
 		if (cf->kind != CATALOG_SOURCE || !sf)
 			continue;
@@ -137,11 +142,11 @@ static int build_aliases(struct ictx *x)
 			if (!im->name && strncmp(im->target, im->local, strlen(im->local)) == 0 &&
 			    im->target[strlen(im->local)] == '.')
 				continue; /* `import a.b.c` binds a: nothing re-exported */
-			const char *key = join(x, cf->module, im->local);
+			const char *key = join_in(&g->arena, cf->module, im->local);
 			if (!key)
 				return ERR_NOMEM;
 			if (strcmp(key, im->target) != 0 &&
-			    strmap_put(&x->alias, key, (intptr_t)im->target))
+			    strmap_put(&g->alias, key, (intptr_t)im->target))
 				return ERR_NOMEM;
 		}
 	}
@@ -150,8 +155,8 @@ static int build_aliases(struct ictx *x)
 
 /* Resolves `use` (as the scanner wrote it in a file of `module`, with `local` its module-level
  * names) to a canonical symbol in `buf`. */
-static const char *resolve(struct ictx *x, const char *module, const struct strmap *local,
-			   const char *use, char *buf, size_t n)
+static const char *resolve(const struct impact_graph *g, const char *module,
+			   const struct strmap *local, const char *use, char *buf, size_t n)
 {
 	if (use[0] == '.') {
 		snprintf(buf, n, "%s", use);
@@ -174,7 +179,7 @@ static const char *resolve(struct ictx *x, const char *module, const struct strm
 			char save = buf[cut];
 			buf[cut] = 0;
 			intptr_t t;
-			if (strmap_get(&x->alias, buf, &t)) {
+			if (strmap_get(&g->alias, buf, &t)) {
 				char tmp[1024];
 				buf[cut] = save;
 				snprintf(tmp, sizeof(tmp), "%s%s", (const char *)t, buf + cut);
@@ -203,22 +208,24 @@ static int local_names(struct strmap *m, const struct scan_file *sf)
 	return 0;
 }
 
-static int edge(struct ictx *x, const char *callee, const char *caller)
+static int edge(struct impact_graph *g, const char *callee, const char *caller)
 {
 	intptr_t idx;
-	if (!strmap_get(&x->rev, callee, &idx)) {
-		const char *k = scan__strndup(&x->arena, callee, strlen(callee));
+	if (!caller)
+		return err_set(ERR_NOMEM, "call graph");
+	if (!strmap_get(&g->rev, callee, &idx)) {
+		const char *k = scan__strndup(&g->arena, callee, strlen(callee));
 		void *p =
-		    scan__grow(x->callers, x->n_callers, &x->callers_cap, sizeof(*x->callers));
+		    scan__grow(g->callers, g->n_callers, &g->callers_cap, sizeof(*g->callers));
 		if (!k || !p)
 			return err_set(ERR_NOMEM, "call graph");
-		x->callers = p;
-		idx = (intptr_t)x->n_callers;
-		x->callers[x->n_callers++] = (struct callers){ 0 };
-		if (strmap_put(&x->rev, k, idx))
+		g->callers = p;
+		idx = (intptr_t)g->n_callers;
+		g->callers[g->n_callers++] = (struct callers){ 0 };
+		if (strmap_put(&g->rev, k, idx))
 			return ERR_NOMEM;
 	}
-	struct callers *c = &x->callers[idx];
+	struct callers *c = &g->callers[idx];
 	if (c->n && c->v[c->n - 1] == caller)
 		return 0;
 	void *p = scan__grow(c->v, c->n, &c->cap, sizeof(*c->v));
@@ -229,7 +236,7 @@ static int edge(struct ictx *x, const char *callee, const char *caller)
 	return 0;
 }
 
-static int file_edges(struct ictx *x, const struct catalog_file *cf)
+static int file_edges(struct impact_graph *g, const struct catalog_file *cf)
 {
 	const struct scan_file *sf = cf->blob->scan;
 	struct strmap local = { 0 };
@@ -237,20 +244,121 @@ static int file_edges(struct ictx *x, const struct catalog_file *cf)
 	char buf[1024];
 	for (size_t i = 0; !rc && i < sf->n_functions; i++) {
 		const struct scan_function *f = &sf->functions[i];
-		const char *caller = join(x, cf->module, outer_qualname(sf, i));
+		const char *caller = join_in(&g->arena, cf->module, outer_qualname(sf, i));
 		if (!caller) {
 			rc = ERR_NOMEM;
 			break;
 		}
 		if (f->class_index >= 0 && f->parent_function < 0)
-			rc = edge(x, caller,
-				  join(x, cf->module, sf->classes[f->class_index].qualname));
+			rc = edge(g, caller,
+				  join_in(&g->arena, cf->module,
+					  sf->classes[f->class_index].qualname));
 		for (size_t u = 0; !rc && u < f->n_uses; u++)
-			rc = edge(x, resolve(x, cf->module, &local, f->uses[u], buf, sizeof(buf)),
+			rc = edge(g, resolve(g, cf->module, &local, f->uses[u], buf, sizeof(buf)),
 				  caller);
 	}
 	strmap_free(&local);
 	return rc;
+}
+
+/* The index of `use` resolved (without module-level names, as a test's use is), memoised by
+ * the use as written: the same dotted names recur across tens of thousands of tests. */
+static int name_index(struct impact_graph *g, struct strmap *by_use, struct strmap *by_name,
+		      const char *use, uint32_t *out)
+{
+	intptr_t v;
+	if (strmap_get(by_use, use, &v)) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	char buf[1024];
+	struct strmap none = { 0 };
+	resolve(g, NULL, &none, use, buf, sizeof(buf));
+	if (!strmap_get(by_name, buf, &v)) {
+		const char *k = scan__strndup(&g->arena, buf, strlen(buf));
+		void *p = scan__grow(g->names, g->n_names, &g->names_cap, sizeof(*g->names));
+		if (!k || !p)
+			return err_set(ERR_NOMEM, "impact: resolved uses");
+		g->names = p;
+		v = (intptr_t)g->n_names;
+		g->names[g->n_names++] = k;
+		if (strmap_put(by_name, k, v))
+			return ERR_NOMEM;
+	}
+	*out = (uint32_t)v;
+	return strmap_put(by_use, use, v);
+}
+
+static int resolve_tests(struct impact_graph *g, const struct catalog *head)
+{
+	if (!(g->off = calloc(head->n_tests + 1, sizeof(*g->off))))
+		return err_set(ERR_NOMEM, "impact: %zu tests' uses", head->n_tests);
+	struct strmap by_use = { 0 }, by_name = { 0 };
+	int rc = 0;
+	for (size_t i = 0; i < head->n_tests && !rc; i++) {
+		const struct catalog_test *t = &head->tests[i];
+		const struct scan_function *f =
+		    &head->files[t->file].blob->scan->functions[t->function];
+		g->off[i] = g->n_uses;
+		for (size_t u = 0; u < f->n_uses && !rc; u++) {
+			uint32_t k;
+			void *p = scan__grow(g->uses, g->n_uses, &g->uses_cap, sizeof(*g->uses));
+			if (!p) {
+				rc = err_set(ERR_NOMEM, "impact: tests' uses");
+				break;
+			}
+			g->uses = p;
+			rc = name_index(g, &by_use, &by_name, f->uses[u], &k);
+			if (!rc)
+				g->uses[g->n_uses++] = k;
+		}
+	}
+	g->off[head->n_tests] = g->n_uses;
+	strmap_free(&by_use);
+	strmap_free(&by_name);
+	return rc;
+}
+
+void impact__graph_destroy(struct impact_graph *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->n_callers; i++)
+		free(g->callers[i].v);
+	free(g->callers);
+	free(g->names);
+	free(g->uses);
+	free(g->off);
+	strmap_free(&g->alias);
+	strmap_free(&g->rev);
+	scan__arena_free(&g->arena);
+	free(g);
+}
+
+/* The head catalog's graph, built on the first call for that catalog. */
+static int graph_of(const struct catalog *head, const struct impact_graph **out)
+{
+	struct catalog_priv *priv = head->priv_;
+	if (priv->graph) {
+		*out = priv->graph;
+		return 0;
+	}
+	struct impact_graph *g = calloc(1, sizeof(*g));
+	if (!g)
+		return err_set(ERR_NOMEM, "impact graph");
+	int rc = build_aliases(g, head);
+	for (size_t f = 0; !rc && f < head->n_files; f++)
+		if (head->files[f].kind == CATALOG_SOURCE && head->files[f].blob->scan)
+			rc = file_edges(g, &head->files[f]);
+	if (!rc)
+		rc = resolve_tests(g, head);
+	if (rc) {
+		impact__graph_destroy(g);
+		return rc;
+	}
+	priv->graph = g;
+	*out = g;
+	return 0;
 }
 
 /* ---- closure and tests ---- */
@@ -291,9 +399,9 @@ static int closure(struct ictx *x)
 	for (; qi < qn && !rc; qi++) {
 		intptr_t d, idx;
 		strmap_get(&x->impacted, queue[qi], &d);
-		if (d >= x->max_depth || !strmap_get(&x->rev, queue[qi], &idx))
+		if (d >= x->max_depth || !strmap_get(&x->graph->rev, queue[qi], &idx))
 			continue;
-		const struct callers *c = &x->callers[idx];
+		const struct callers *c = &x->graph->callers[idx];
 		for (size_t k = 0; k < c->n && !rc; k++) {
 			if (strmap_get(&x->impacted, c->v[k], NULL))
 				continue;
@@ -328,58 +436,36 @@ static long hit(const struct ictx *x, char *sym)
 	return best;
 }
 
-/* What one use resolves to and its distance from a change (-1: none), memoised per run: the
- * same dotted names recur across tens of thousands of tests. */
-struct use_hit {
-	long d;
-	const char *what; /* the resolved name when d >= 0 */
-};
-
-static const struct use_hit *use_hit(struct ictx *x, struct strmap *memo, const char *use)
-{
-	intptr_t v;
-	if (strmap_get(memo, use, &v))
-		return (const struct use_hit *)v;
-	char buf[1024];
-	struct strmap none = { 0 };
-	resolve(x, NULL, &none, use, buf, sizeof(buf));
-	struct use_hit *h = scan__alloc(&x->arena, sizeof(*h));
-	if (!h)
-		return NULL;
-	h->d = hit(x, buf);
-	h->what = NULL;
-	if (h->d >= 0) {
-		char *w = scan__alloc(&x->arena, 251);
-		if (!w)
-			return NULL;
-		snprintf(w, 251, "%.250s", buf);
-		h->what = w;
-	}
-	return strmap_put(memo, use, (intptr_t)h) ? NULL : h;
-}
-
+/* The tests whose resolved uses reach the closure: the first use of the smallest distance. */
 static int tests_signal(struct ictx *x)
 {
-	struct strmap memo = { 0 };
+	const struct impact_graph *g = x->graph;
+	long *dist = NULL;
+	if (g->n_names && !(dist = malloc(g->n_names * sizeof(*dist))))
+		return err_set(ERR_NOMEM, "impact: %zu distances", g->n_names);
+	char buf[1024];
+	for (size_t k = 0; k < g->n_names; k++) {
+		snprintf(buf, sizeof(buf), "%s", g->names[k]);
+		dist[k] = hit(x, buf);
+	}
 	int rc = 0;
 	for (size_t i = 0; i < x->head->n_tests && !rc; i++) {
-		const struct catalog_test *t = &x->head->tests[i];
-		const struct scan_function *f =
-		    &x->head->files[t->file].blob->scan->functions[t->function];
-		const struct use_hit *best = NULL;
-		for (size_t u = 0; u < f->n_uses && !rc; u++) {
-			const struct use_hit *h = use_hit(x, &memo, f->uses[u]);
-			if (!h)
-				rc = err_set(ERR_NOMEM, "impact: uses");
-			else if (h->d >= 0 && (!best || h->d < best->d))
-				best = h;
+		long best = -1;
+		uint32_t what = 0;
+		for (size_t u = g->off[i]; u < g->off[i + 1]; u++) {
+			long d = dist[g->uses[u]];
+			if (d >= 0 && (best < 0 || d < best)) {
+				best = d;
+				what = g->uses[u];
+			}
 		}
-		if (!rc && best)
-			rc = impact__add(x, t->id, IMPACT_SYMBOL, 1.0 / (1.0 + (double)best->d),
-					 "uses %s (distance %ld from a change)", best->what,
-					 best->d);
+		if (best >= 0)
+			rc = impact__add(x, x->head->tests[i].id, IMPACT_SYMBOL,
+					 1.0 / (1.0 + (double)best),
+					 "uses %.250s (distance %ld from a change)", g->names[what],
+					 best);
 	}
-	strmap_free(&memo);
+	free(dist);
 	return rc;
 }
 
@@ -387,10 +473,7 @@ int impact__symbols_to_tests(struct ictx *x)
 {
 	if (!x->seeds.n && !x->ops.n)
 		return 0;
-	int rc = build_aliases(x);
-	for (size_t f = 0; !rc && f < x->head->n_files; f++)
-		if (x->head->files[f].kind == CATALOG_SOURCE && x->head->files[f].blob->scan)
-			rc = file_edges(x, &x->head->files[f]);
+	int rc = graph_of(x->head, &x->graph);
 	if (!rc)
 		rc = closure(x);
 	if (!rc)
@@ -400,14 +483,9 @@ int impact__symbols_to_tests(struct ictx *x)
 
 void impact__ctx_finish(struct ictx *x)
 {
-	for (size_t i = 0; i < x->n_callers; i++)
-		free(x->callers[i].v);
-	free(x->callers);
 	strmap_free(&x->cand);
 	strmap_free(&x->ops);
 	strmap_free(&x->seeds);
-	strmap_free(&x->alias);
-	strmap_free(&x->rev);
 	strmap_free(&x->impacted);
 	scan__arena_free(&x->arena);
 }

@@ -13,6 +13,22 @@ struct callers {
 	size_t n, cap;
 };
 
+/* What stage 2 derives from one head catalog alone, kept with the catalog (catalog_priv.graph) so
+ * that every run at that head shares it: the import aliases, the call graph and the uses of
+ * every test resolved through the aliases. */
+struct impact_graph {
+	struct arena arena;
+	struct strmap alias; /* "pkg.name" -> the target it re-exports */
+	struct strmap rev;   /* callee -> index in callers */
+	struct callers *callers;
+	size_t n_callers, callers_cap;
+	const char **names; /* distinct resolved uses of the tests */
+	size_t n_names, names_cap;
+	uint32_t *uses;   /* test i's uses, in order: names[uses[off[i]] .. uses[off[i + 1] - 1]] */
+	size_t *off;      /* n_tests + 1 */
+	size_t n_uses, uses_cap;
+};
+
 struct ictx {
 	const struct change_set *cs;
 	const struct catalog *base, *head;
@@ -24,13 +40,9 @@ struct ictx {
 	struct strmap ops;   /* changed op name -> why (static string) */
 	struct strmap seeds; /* changed symbol -> why (arena string) */
 	json_t *coverage;
-	/* the call graph */
 	struct arena arena;
-	struct strmap alias; /* "pkg.name" -> the target it re-exports */
-	struct strmap rev;   /* callee -> index in callers */
-	struct callers *callers;
-	size_t n_callers, callers_cap;
-	struct strmap impacted; /* symbol -> distance */
+	const struct impact_graph *graph; /* the head catalog's (built on first need) */
+	struct strmap impacted;           /* symbol -> distance */
 };
 
 int impact__add(struct ictx *x, const char *id, enum impact_signal sig, double score,

@@ -62,6 +62,9 @@
  * call graph's reverse-closure depth. */
 #define CATALOG_FILES_MAX 200000
 #define CATALOG_CACHE_MAX 400000
+/* Whole catalogs a catalog cache keeps by root tree id (the warm path: base and head of the
+ * last selections). */
+#define CATALOG_TREES_MAX 4
 #define IMPACT_DEPTH_MAX  12
 /* The on-disk catalog cache: bytes of one serialised blob entry (larger ones stay in memory
  * only), entries one process writes. */

@@ -7,7 +7,14 @@
  *
  * Scan results are owned by a cache keyed by blob id, shared by every catalog built with it: a
  * second build at another revision scans only the blobs the cache has not seen. The cache must
- * outlive the catalogs built with it. */
+ * outlive the catalogs built with it.
+ *
+ * Whole catalogs are shared too: the cache keeps the last CATALOG_TREES_MAX catalogs it built,
+ * keyed by root tree id, so a build of a revision whose tree was seen returns that same catalog
+ * without walking the tree. A catalog is reference counted: selector_catalog_build hands the
+ * caller one reference, the cache holds one while it keeps the catalog, and
+ * selector_catalog_destroy drops one (the last frees it). A catalog is therefore read-only once
+ * built (its private part grows stage 2's derived structures lazily, once); not thread-safe. */
 #ifndef SELECTOR_CATALOG_H
 #define SELECTOR_CATALOG_H
 
@@ -82,7 +89,8 @@ struct catalog_test {
 };
 
 struct catalog {
-	char commit_id[41];
+	char commit_id[41]; /* the commit it was first built for (a shared catalog of the same tree
+			     * built for another commit keeps the first one's) */
 	struct catalog_file *files; /* sorted by path */
 	size_t n_files;
 	struct catalog_test *tests; /* in file order, then source order */
@@ -98,6 +106,9 @@ void selector_catalog_cache_destroy(struct catalog_cache *cache);
 /* Blobs read (scanned or parsed) through this cache since it was created. */
 size_t selector_catalog_cache_scans(const struct catalog_cache *cache);
 
+/* Builds that returned a whole catalog by tree id instead of walking the tree. */
+size_t selector_catalog_cache_tree_hits(const struct catalog_cache *cache);
+
 /* Backs the cache with the directory `dir` (created when missing; its parent must exist), so
  * that another process re-scans only the blobs it has not seen: a blob missing from memory is
  * read from DIR/xx/<id><kind> when there, else scanned and written there atomically. Bounded:
@@ -108,11 +119,14 @@ int selector_catalog_cache_set_dir(struct catalog_cache *cache, const char *dir)
 /* Blobs this cache read from its directory instead of scanning them. */
 size_t selector_catalog_cache_disk_hits(const struct catalog_cache *cache);
 
-/* Builds the catalog of revision `rev` (any revspec) of the repository at `repo_dir`. A NULL
- * or empty `rev` is the empty tree. ERR_NOTFOUND for a revision that does not resolve, ERR_LIMIT
+/* Builds the catalog of revision `rev` (any revspec) of the repository at `repo_dir`, or returns
+ * the cache's catalog of the same root tree with one more reference (the catalog may then be the
+ * very object another build returned). A NULL or empty `rev` is the empty tree (never shared). ERR_NOTFOUND for a revision that does not resolve, ERR_LIMIT
  * when the tree holds more than CATALOG_FILES_MAX files of interest. */
 int selector_catalog_build(struct catalog **out, const char *repo_dir, const char *rev,
 			   struct catalog_cache *cache);
+/* Drops the caller's reference: frees the catalog when no other (the cache's, another build's)
+ * remains. */
 void selector_catalog_destroy(struct catalog *cat);
 
 /* The file at `path`, or NULL. Binary search. */
