@@ -26,7 +26,7 @@ struct catalog_cache {
 	char *dir; /* the on-disk cache, or NULL */
 	size_t disk_hits, disk_writes;
 	struct catalog *trees[CATALOG_TREES_MAX]; /* whole catalogs by tree id, oldest first */
-	size_t n_trees;
+	size_t n_trees, max_trees;
 	size_t tree_hits;
 };
 
@@ -36,6 +36,7 @@ int selector_catalog_cache_create(struct catalog_cache **out, size_t max_entries
 	if (!c)
 		return err_set(ERR_NOMEM, "catalog cache");
 	c->max = max_entries ? max_entries : CATALOG_CACHE_MAX;
+	c->max_trees = CATALOG_TREES_MAX;
 	*out = c;
 	return 0;
 }
@@ -86,6 +87,16 @@ size_t selector_catalog_cache_tree_hits(const struct catalog_cache *c)
 	return c->tree_hits;
 }
 
+void selector_catalog_cache_set_trees(struct catalog_cache *c, size_t n)
+{
+	c->max_trees = n < CATALOG_TREES_MAX ? n : CATALOG_TREES_MAX;
+	while (c->n_trees > c->max_trees) {
+		selector_catalog_destroy(c->trees[0]);
+		memmove(c->trees, c->trees + 1, (c->n_trees - 1) * sizeof(*c->trees));
+		c->n_trees--;
+	}
+}
+
 /* The cached catalog of tree `id` with one more reference, or NULL. */
 static struct catalog *tree_get(struct catalog_cache *c, const char *id)
 {
@@ -103,11 +114,10 @@ static struct catalog *tree_get(struct catalog_cache *c, const char *id)
 /* Keeps a reference to `cat` in the cache, dropping the oldest one when full. */
 static void tree_put(struct catalog_cache *c, struct catalog *cat)
 {
-	if (c->n_trees == CATALOG_TREES_MAX) {
-		selector_catalog_destroy(c->trees[0]);
-		memmove(c->trees, c->trees + 1, (c->n_trees - 1) * sizeof(*c->trees));
-		c->n_trees--;
-	}
+	if (!c->max_trees)
+		return;
+	selector_catalog_cache_set_trees(c, c->max_trees - 1);
+	c->max_trees++;
 	((struct catalog_priv *)cat->priv_)->refs++;
 	c->trees[c->n_trees++] = cat;
 }

@@ -250,9 +250,9 @@ static int file_edges(struct impact_graph *g, const struct catalog_file *cf)
 			break;
 		}
 		if (f->class_index >= 0 && f->parent_function < 0)
-			rc = edge(g, caller,
-				  join_in(&g->arena, cf->module,
-					  sf->classes[f->class_index].qualname));
+			rc = edge(
+			    g, caller,
+			    join_in(&g->arena, cf->module, sf->classes[f->class_index].qualname));
 		for (size_t u = 0; !rc && u < f->n_uses; u++)
 			rc = edge(g, resolve(g, cf->module, &local, f->uses[u], buf, sizeof(buf)),
 				  caller);
@@ -460,10 +460,9 @@ static int tests_signal(struct ictx *x)
 			}
 		}
 		if (best >= 0)
-			rc = impact__add(x, x->head->tests[i].id, IMPACT_SYMBOL,
-					 1.0 / (1.0 + (double)best),
-					 "uses %.250s (distance %ld from a change)", g->names[what],
-					 best);
+			rc = impact__add(
+			    x, x->head->tests[i].id, IMPACT_SYMBOL, 1.0 / (1.0 + (double)best),
+			    "uses %.250s (distance %ld from a change)", g->names[what], best);
 	}
 	free(dist);
 	return rc;

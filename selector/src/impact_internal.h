@@ -24,8 +24,8 @@ struct impact_graph {
 	size_t n_callers, callers_cap;
 	const char **names; /* distinct resolved uses of the tests */
 	size_t n_names, names_cap;
-	uint32_t *uses;   /* test i's uses, in order: names[uses[off[i]] .. uses[off[i + 1] - 1]] */
-	size_t *off;      /* n_tests + 1 */
+	uint32_t *uses; /* test i's uses, in order: names[uses[off[i]] .. uses[off[i + 1] - 1]] */
+	size_t *off;    /* n_tests + 1 */
 	size_t n_uses, uses_cap;
 };
 

@@ -24,6 +24,7 @@
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/limits.h"
 #include "select_front.h"
 #include "selector/changes.h"
 #include "selector/fixture.h"
@@ -322,6 +323,7 @@ int main(int argc, char **argv)
 	struct catalog *cat;
 	if (selector_catalog_cache_create(&cache, 0) != 0)
 		die("cache");
+	selector_catalog_cache_set_trees(cache, 0); /* 1-3: blobs cached, every tree walked */
 	uint64_t t0 = clock_mono_ns();
 	if (selector_catalog_build(&cat, o.repo, head, cache) != 0)
 		die("the cold catalog");
@@ -384,6 +386,46 @@ int main(int argc, char **argv)
 	struct figure wmed = { "warm commit (median)", ws[n_warm / 2], fs[n_warm / 2], 0, 0.1 };
 	struct figure wmax = { "warm commit (worst)", warm[worst], floor[worst], floor_names[worst],
 			       0.1 };
+
+	/* 3b. Reuse, as the daemon selects: whole catalogs shared by tree id and stage 2's graph
+	 * kept with its head catalog. The same commit twice (the second is timed), then the chain
+	 * oldest first, each base catalog the previous selection's head (the oldest is untimed). */
+	selector_catalog_cache_set_trees(cache, CATALOG_TREES_MAX);
+	struct sel_out so;
+	double reuse_part[5] = { 0 }, seq[WARM_COMMITS] = { 0 };
+	select_range(&e, cache, chain[1], chain[0], &so);
+	t0 = clock_mono_ns();
+	select_range(&e, cache, chain[1], chain[0], &so);
+	struct figure same = { "same commit again (reuse)", clock_elapsed_s(t0, clock_mono_ns()),
+			       floor[0], floor_names[0], 0.1 };
+	double same_part[5];
+	memcpy(same_part, so.part, sizeof same_part);
+	size_t n_seq = 0, seq_worst = 0;
+	select_range(&e, cache, chain[n_chain - 1], chain[n_chain - 2], &so);
+	for (size_t i = n_chain - 2; i-- > 0; n_seq++) {
+		t0 = clock_mono_ns();
+		select_range(&e, cache, chain[i + 1], chain[i], &so);
+		seq[n_seq] = clock_elapsed_s(t0, clock_mono_ns());
+		for (int k = 0; k < 5; k++)
+			reuse_part[k] += so.part[k];
+		if (seq[n_seq] > seq[seq_worst]) /* the worst and its own git floor */
+			seq_worst = n_seq;
+	}
+	double ss[WARM_COMMITS];
+	memcpy(ss, seq, sizeof ss);
+	for (size_t i = 0; i < n_seq; i++)
+		for (size_t j = i + 1; j < n_seq; j++)
+			if (ss[j] < ss[i]) {
+				double t = ss[i];
+				ss[i] = ss[j], ss[j] = t;
+			}
+	/* seq[k] selected chain[n_chain - 3 - k] over its parent, whose floor is floor[...]. */
+	size_t wi = n_seq ? n_chain - 3 - seq_worst : 0;
+	struct figure smed = { "next commit (reuse, median)", n_seq ? ss[n_seq / 2] : 0,
+			       fs[n_warm / 2], 0, 0.1 };
+	struct figure smax = { "next commit (reuse, worst)", n_seq ? seq[seq_worst] : 0, floor[wi],
+			       floor_names[wi], 0.1 };
+	size_t tree_hits = selector_catalog_cache_tree_hits(cache);
 	selector_catalog_cache_destroy(cache);
 
 	/* 5. The on-disk cache: one cache writes HEAD's blobs, a second one (another process, as
@@ -441,6 +483,10 @@ int main(int argc, char **argv)
 		print_figure(&cold, true, false);
 		print_figure(&wmed, true, false);
 		print_figure(&wmax, true, false);
+		print_figure(&same, true, false);
+		print_figure(&smed, true, false);
+		print_figure(&smax, true, false);
+		printf("\"reuse_tree_hits\": %zu, ", tree_hits);
 		print_figure(&rng, true, false);
 		print_figure(&disk, true, false);
 		printf(
@@ -474,6 +520,19 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 5; k++)
 			printf(" %s %.1f ms%s", part_names[k], warm_part[k] / n_warm * 1e3,
 			       k < 4 ? "," : "\n");
+		print_figure(&same, false, false);
+		printf("  parts:");
+		for (int k = 0; k < 5; k++)
+			printf(" %s %.1f ms%s", part_names[k], same_part[k] * 1e3,
+			       k < 4 ? "," : "\n");
+		print_figure(&smed, false, false);
+		print_figure(&smax, false, false);
+		printf("  %zu commits oldest first, each base the previous head; %zu catalogs "
+		       "reused by tree id in 3b\n  mean of the parts:",
+		       n_seq, tree_hits);
+		for (int k = 0; k < 5; k++)
+			printf(" %s %.1f ms%s", part_names[k],
+			       n_seq ? reuse_part[k] / n_seq * 1e3 : 0, k < 4 ? "," : "\n");
 		print_figure(&rng, false, false);
 		printf(
 		    "  %zu commits, %zu changed files, %zu candidates, %zu eligible, %zu "

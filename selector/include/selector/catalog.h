@@ -106,6 +106,9 @@ void selector_catalog_cache_destroy(struct catalog_cache *cache);
 /* Blobs read (scanned or parsed) through this cache since it was created. */
 size_t selector_catalog_cache_scans(const struct catalog_cache *cache);
 
+/* Keeps at most `n` whole catalogs (at most CATALOG_TREES_MAX, the default); 0 turns the sharing
+ * off (every build walks its tree) and drops the cache's references. */
+void selector_catalog_cache_set_trees(struct catalog_cache *cache, size_t n);
 /* Builds that returned a whole catalog by tree id instead of walking the tree. */
 size_t selector_catalog_cache_tree_hits(const struct catalog_cache *cache);
 
@@ -121,8 +124,9 @@ size_t selector_catalog_cache_disk_hits(const struct catalog_cache *cache);
 
 /* Builds the catalog of revision `rev` (any revspec) of the repository at `repo_dir`, or returns
  * the cache's catalog of the same root tree with one more reference (the catalog may then be the
- * very object another build returned). A NULL or empty `rev` is the empty tree (never shared). ERR_NOTFOUND for a revision that does not resolve, ERR_LIMIT
- * when the tree holds more than CATALOG_FILES_MAX files of interest. */
+ * very object another build returned). A NULL or empty `rev` is the empty tree (never shared).
+ * ERR_NOTFOUND for a revision that does not resolve, ERR_LIMIT when the tree holds more than
+ * CATALOG_FILES_MAX files of interest. */
 int selector_catalog_build(struct catalog **out, const char *repo_dir, const char *rev,
 			   struct catalog_cache *cache);
 /* Drops the caller's reference: frees the catalog when no other (the cache's, another build's)

@@ -145,6 +145,66 @@ Test(catalog, tests_and_native)
 	test_repo_destroy(&f.t);
 }
 
+Test(catalog, shared_by_tree)
+{
+	struct fx f;
+	build(&f);
+	struct catalog_cache *cache;
+	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
+	struct catalog *a, *b, *c, *e1, *e2;
+	cr_assert_eq(selector_catalog_build(&a, f.t.dir, f.c[0], cache), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_build(&b, f.t.dir, f.c[0], cache), 0, "%s", err_last());
+	cr_assert_eq(a, b, "the same tree: the same catalog");
+	cr_assert_eq(selector_catalog_cache_tree_hits(cache), 1);
+	selector_catalog_destroy(a); /* b (and the cache) still hold it */
+	cr_assert_eq(b->n_tests, 6);
+	cr_assert_eq(selector_catalog_build(&c, f.t.dir, f.c[2], cache), 0, "%s", err_last());
+	cr_assert_neq(c, b);
+	cr_assert_eq(selector_catalog_build(&e1, f.t.dir, NULL, cache), 0);
+	cr_assert_eq(selector_catalog_build(&e2, f.t.dir, NULL, cache), 0);
+	cr_assert_neq(e1, e2, "the empty tree is never shared");
+	cr_assert_eq(selector_catalog_cache_tree_hits(cache), 1);
+	/* Sharing off: the cache drops its references, a build walks its tree again. */
+	selector_catalog_cache_set_trees(cache, 0);
+	cr_assert_eq(selector_catalog_build(&a, f.t.dir, f.c[0], cache), 0, "%s", err_last());
+	cr_assert_neq(a, b);
+	cr_assert_eq(a->n_tests, b->n_tests);
+	cr_assert_eq(selector_catalog_cache_tree_hits(cache), 1);
+	/* Eviction keeps a catalog its caller still holds alive. */
+	selector_catalog_cache_set_trees(cache, 1);
+	struct catalog *d;
+	for (int i = 1; i < 8; i++) {
+		cr_assert_eq(selector_catalog_build(&d, f.t.dir, f.c[i], cache), 0, "%s",
+			     err_last());
+		selector_catalog_destroy(d);
+	}
+	cr_assert_eq(selector_catalog_build(&d, f.t.dir, f.c[7], cache), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_cache_tree_hits(cache), 2);
+	cr_assert_str_eq(c->tests[0].id, "test/test_a.py::TestA::test_one");
+	selector_catalog_destroy(d);
+	selector_catalog_destroy(a);
+	selector_catalog_destroy(b);
+	selector_catalog_destroy(c);
+	selector_catalog_destroy(e1);
+	selector_catalog_destroy(e2);
+	selector_catalog_cache_destroy(cache);
+	test_repo_destroy(&f.t);
+}
+
+static void same_result(const struct impact_result *a, const struct impact_result *b)
+{
+	cr_assert_eq(a->fallback, b->fallback);
+	cr_assert_eq(a->n_candidates, b->n_candidates);
+	for (size_t i = 0; i < a->n_candidates; i++) {
+		const struct impact_candidate *x = &a->candidates[i], *y = &b->candidates[i];
+		cr_assert_str_eq(x->id, y->id);
+		cr_assert_eq(x->score, y->score);
+		cr_assert_eq(x->n_reasons, y->n_reasons);
+		for (size_t k = 0; k < x->n_reasons; k++)
+			cr_assert_str_eq(x->reasons[k].detail, y->reasons[k].detail);
+	}
+}
+
 static void expect_cfg(struct fx *f, int from, const char *const *ids, size_t n, bool fallback,
 		       const struct impact_config *cfg)
 {
@@ -166,6 +226,16 @@ static void expect_cfg(struct fx *f, int from, const char *const *ids, size_t n,
 	} else {
 		cr_assert_eq(r->n_candidates, h->n_tests);
 	}
+	/* Warm: the head rebuilt is the same shared catalog, and a second run over its kept call
+	 * graph gives exactly the same candidates and reasons. */
+	struct catalog *h2;
+	cr_assert_eq(selector_catalog_build(&h2, f->t.dir, f->c[from + 1], cache), 0);
+	cr_assert_eq(h2, h, "commit %d: the head catalog is shared by tree id", from + 1);
+	struct impact_result *r2;
+	cr_assert_eq(selector_impact_run(&r2, cs, b, h2, cfg), 0, "%s", err_last());
+	same_result(r, r2);
+	selector_impact_result_destroy(r2);
+	selector_catalog_destroy(h2);
 	selector_impact_result_destroy(r);
 	selector_catalog_destroy(b);
 	selector_catalog_destroy(h);
