@@ -127,7 +127,7 @@ int impact__source_changed(struct ictx *x, const struct catalog_file *hf,
 
 /* ---- the graph (per head catalog) ---- */
 
-static int build_aliases(struct impact_graph *g, const struct catalog *head)
+static int build_aliases(struct impact_source *g, const struct catalog *head)
 {
 	for (size_t f = 0; f < head->n_files; f++) {
 		const struct catalog_file *cf = &head->files[f];
@@ -155,7 +155,7 @@ static int build_aliases(struct impact_graph *g, const struct catalog *head)
 
 /* Resolves `use` (as the scanner wrote it in a file of `module`, with `local` its module-level
  * names) to a canonical symbol in `buf`. */
-static const char *resolve(const struct impact_graph *g, const char *module,
+static const char *resolve(const struct impact_source *g, const char *module,
 			   const struct strmap *local, const char *use, char *buf, size_t n)
 {
 	if (use[0] == '.') {
@@ -208,7 +208,7 @@ static int local_names(struct strmap *m, const struct scan_file *sf)
 	return 0;
 }
 
-static int edge(struct impact_graph *g, const char *callee, const char *caller)
+static int edge(struct impact_source *g, const char *callee, const char *caller)
 {
 	intptr_t idx;
 	if (!caller)
@@ -236,7 +236,7 @@ static int edge(struct impact_graph *g, const char *callee, const char *caller)
 	return 0;
 }
 
-static int file_edges(struct impact_graph *g, const struct catalog_file *cf)
+static int file_edges(struct impact_source *g, const struct catalog_file *cf)
 {
 	const struct scan_file *sf = cf->blob->scan;
 	struct strmap local = { 0 };
@@ -273,7 +273,7 @@ static int name_index(struct impact_graph *g, struct strmap *by_use, struct strm
 	}
 	char buf[1024];
 	struct strmap none = { 0 };
-	resolve(g, NULL, &none, use, buf, sizeof(buf));
+	resolve(g->src, NULL, &none, use, buf, sizeof(buf));
 	if (!strmap_get(by_name, buf, &v)) {
 		const char *k = scan__strndup(&g->arena, buf, strlen(buf));
 		void *p = scan__grow(g->names, g->n_names, &g->names_cap, sizeof(*g->names));
@@ -319,24 +319,87 @@ static int resolve_tests(struct impact_graph *g, const struct catalog *head)
 	return rc;
 }
 
-void impact__graph_destroy(struct impact_graph *g)
+static void source_release(struct impact_source *g)
 {
-	if (!g)
+	if (!g || --g->refs)
 		return;
 	for (size_t i = 0; i < g->n_callers; i++)
 		free(g->callers[i].v);
 	free(g->callers);
-	free(g->names);
-	free(g->uses);
-	free(g->off);
+	free(g->files);
 	strmap_free(&g->alias);
 	strmap_free(&g->rev);
 	scan__arena_free(&g->arena);
 	free(g);
 }
 
-/* The head catalog's graph, built on the first call for that catalog. */
-static int graph_of(const struct catalog *head, const struct impact_graph **out)
+void impact__graph_destroy(struct impact_graph *g)
+{
+	if (!g)
+		return;
+	source_release(g->src);
+	free(g->names);
+	free(g->uses);
+	free(g->off);
+	scan__arena_free(&g->arena);
+	free(g);
+}
+
+/* True when `cat`'s source files are exactly those `src` was built from. */
+static bool same_sources(const struct impact_source *src, const struct catalog *cat)
+{
+	size_t n = 0;
+	for (size_t f = 0; f < cat->n_files; f++) {
+		const struct catalog_file *cf = &cat->files[f];
+		if (cf->kind != CATALOG_SOURCE)
+			continue;
+		const char *k = n < src->n_files ? src->files[n] : NULL;
+		if (!k || strcmp(k, cf->path) != 0 || strcmp(k + strlen(k) + 1, cf->blob_id) != 0)
+			return false;
+		n++;
+	}
+	return n == src->n_files;
+}
+
+static int source_build(struct impact_source **out, const struct catalog *head)
+{
+	struct impact_source *g = calloc(1, sizeof(*g));
+	if (!g)
+		return err_set(ERR_NOMEM, "impact call graph");
+	g->refs = 1;
+	size_t cap = 0;
+	int rc = build_aliases(g, head);
+	for (size_t f = 0; !rc && f < head->n_files; f++) {
+		const struct catalog_file *cf = &head->files[f];
+		if (cf->kind != CATALOG_SOURCE)
+			continue;
+		size_t pl = strlen(cf->path);
+		char *k = scan__alloc(&g->arena, pl + 42);
+		void *p = scan__grow(g->files, g->n_files, &cap, sizeof(*g->files));
+		if (p)
+			g->files = p;
+		if (!k || !p) {
+			rc = err_set(ERR_NOMEM, "impact: source files");
+			break;
+		}
+		memcpy(k, cf->path, pl + 1);
+		memcpy(k + pl + 1, cf->blob_id, 41);
+		g->files[g->n_files++] = k;
+		if (cf->blob->scan)
+			rc = file_edges(g, cf);
+	}
+	if (rc) {
+		source_release(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+/* The head catalog's graph, built on the first call for that catalog; its source part is the
+ * base's when the base has one built from the same source files. */
+static int graph_of(const struct catalog *head, const struct catalog *base,
+		    const struct impact_graph **out)
 {
 	struct catalog_priv *priv = head->priv_;
 	if (priv->graph) {
@@ -346,10 +409,14 @@ static int graph_of(const struct catalog *head, const struct impact_graph **out)
 	struct impact_graph *g = calloc(1, sizeof(*g));
 	if (!g)
 		return err_set(ERR_NOMEM, "impact graph");
-	int rc = build_aliases(g, head);
-	for (size_t f = 0; !rc && f < head->n_files; f++)
-		if (head->files[f].kind == CATALOG_SOURCE && head->files[f].blob->scan)
-			rc = file_edges(g, &head->files[f]);
+	const struct catalog_priv *bp = base->priv_;
+	int rc = 0;
+	if (bp->graph && same_sources(bp->graph->src, head)) {
+		g->src = bp->graph->src;
+		g->src->refs++;
+	} else {
+		rc = source_build(&g->src, head);
+	}
 	if (!rc)
 		rc = resolve_tests(g, head);
 	if (rc) {
@@ -399,9 +466,9 @@ static int closure(struct ictx *x)
 	for (; qi < qn && !rc; qi++) {
 		intptr_t d, idx;
 		strmap_get(&x->impacted, queue[qi], &d);
-		if (d >= x->max_depth || !strmap_get(&x->graph->rev, queue[qi], &idx))
+		if (d >= x->max_depth || !strmap_get(&x->graph->src->rev, queue[qi], &idx))
 			continue;
-		const struct callers *c = &x->graph->callers[idx];
+		const struct callers *c = &x->graph->src->callers[idx];
 		for (size_t k = 0; k < c->n && !rc; k++) {
 			if (strmap_get(&x->impacted, c->v[k], NULL))
 				continue;
@@ -472,7 +539,7 @@ int impact__symbols_to_tests(struct ictx *x)
 {
 	if (!x->seeds.n && !x->ops.n)
 		return 0;
-	int rc = graph_of(x->head, &x->graph);
+	int rc = graph_of(x->head, x->base, &x->graph);
 	if (!rc)
 		rc = closure(x);
 	if (!rc)

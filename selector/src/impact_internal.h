@@ -13,15 +13,26 @@ struct callers {
 	size_t n, cap;
 };
 
-/* What stage 2 derives from one head catalog alone, kept with the catalog (catalog_priv.graph) so
- * that every run at that head shares it: the import aliases, the call graph and the uses of
- * every test resolved through the aliases. */
-struct impact_graph {
+/* What stage 2 derives from the torch/ sources of a catalog alone: the import aliases and the
+ * call graph. Reference counted: catalogs whose source files (paths and blob ids) are all the
+ * same share one (a commit that touches only tests keeps its base's). */
+struct impact_source {
+	size_t refs;
 	struct arena arena;
+	const char **files; /* "path\0blob id" of each source file, in the catalog's order */
+	size_t n_files;
 	struct strmap alias; /* "pkg.name" -> the target it re-exports */
 	struct strmap rev;   /* callee -> index in callers */
 	struct callers *callers;
 	size_t n_callers, callers_cap;
+};
+
+/* What stage 2 derives from one head catalog, kept with the catalog (catalog_priv.graph) so that
+ * every run at that head shares it: the source graph and the uses of every test resolved
+ * through its aliases. */
+struct impact_graph {
+	struct impact_source *src;
+	struct arena arena;
 	const char **names; /* distinct resolved uses of the tests */
 	size_t n_names, names_cap;
 	uint32_t *uses; /* test i's uses, in order: names[uses[off[i]] .. uses[off[i + 1] - 1]] */

@@ -379,3 +379,41 @@ Test(catalog, disk_cache_second_process_scans_only_changes)
 	selector_catalog_cache_destroy(first);
 	test_repo_destroy(&f.t);
 }
+
+/* Consecutive commits through one cache (each base the previous head, with its call graph,
+ * shared when the sources did not change) select exactly what a fresh cache selects. */
+Test(catalog, warm_chain_same_as_cold)
+{
+	struct fx f;
+	build(&f);
+	struct catalog_cache *warm;
+	cr_assert_eq(selector_catalog_cache_create(&warm, 0), 0);
+	for (int from = 0; from < 7; from++) {
+		struct change_set *cs;
+		cr_assert_eq(
+		    selector_changes_from_git(&cs, f.t.dir, f.c[from], f.c[from + 1], NULL), 0);
+		struct impact_result *r[2];
+		struct catalog *h[2];
+		struct catalog_cache *cold = NULL;
+		cr_assert_eq(selector_catalog_cache_create(&cold, 0), 0);
+		for (int k = 0; k < 2; k++) {
+			struct catalog_cache *c = k ? cold : warm;
+			struct catalog *b;
+			cr_assert_eq(selector_catalog_build(&b, f.t.dir, f.c[from], c), 0);
+			cr_assert_eq(selector_catalog_build(&h[k], f.t.dir, f.c[from + 1], c), 0);
+			cr_assert_eq(selector_impact_run(&r[k], cs, b, h[k], NULL), 0, "%s",
+				     err_last());
+			selector_catalog_destroy(b);
+		}
+		same_result(r[0], r[1]);
+		for (int k = 0; k < 2; k++) {
+			selector_impact_result_destroy(r[k]); /* its ids are the head's */
+			selector_catalog_destroy(h[k]);
+		}
+		selector_catalog_cache_destroy(cold);
+		selector_change_set_destroy(cs);
+	}
+	cr_assert_geq(selector_catalog_cache_tree_hits(warm), 6, "each base was the last head");
+	selector_catalog_cache_destroy(warm);
+	test_repo_destroy(&f.t);
+}
