@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "elem.h"
 #include "spyre-emu/dl16.h"
 #include "spyre-emu/dtype.h"
 #include "spyre-emu/kernels.h"
@@ -20,12 +21,6 @@
 #undef OP
 #undef KERNEL
 
-static inline int kx_is_int(enum spyre_dtype t)
-{
-	return t == SPYRE_DTYPE_INT64 || t == SPYRE_DTYPE_INT32 || t == SPYRE_DTYPE_INT8 ||
-	       t == SPYRE_DTYPE_BOOL;
-}
-
 /* Address of element (r, c) of input i, read as dtype t (honours stride 0 and bcast_col). */
 static inline const uint8_t *kx_in(const struct spyre_vec *v, const uint8_t *lx, int i,
 				   enum spyre_dtype t, uint32_t r, uint32_t c)
@@ -37,69 +32,6 @@ static inline const uint8_t *kx_in(const struct spyre_vec *v, const uint8_t *lx,
 static inline uint8_t *kx_out(const struct spyre_vec *v, uint8_t *lx, uint32_t r, uint32_t c)
 {
 	return lx + v->out + ((uint64_t)r * v->out_stride + c) * spyre_dtype_size(v->out_dtype);
-}
-
-static inline float kx_load_f(const uint8_t *p, enum spyre_dtype t)
-{
-	uint16_t h;
-	float f;
-	int32_t i32;
-	int64_t i64;
-	switch (t) {
-	case SPYRE_DTYPE_DL16:
-		memcpy(&h, p, 2);
-		return spyre_dl16_to_f32(h);
-	case SPYRE_DTYPE_FLOAT16:
-		memcpy(&h, p, 2);
-		return spyre_half_to_f32(h);
-	case SPYRE_DTYPE_FLOAT32:
-		memcpy(&f, p, 4);
-		return f;
-	case SPYRE_DTYPE_INT32:
-		memcpy(&i32, p, 4);
-		return (float)i32;
-	case SPYRE_DTYPE_INT64:
-		memcpy(&i64, p, 8);
-		return (float)i64;
-	case SPYRE_DTYPE_INT8:
-		return (float)(int8_t)p[0];
-	case SPYRE_DTYPE_BOOL:
-		return p[0] ? 1.0f : 0.0f;
-	default:
-		return NAN;
-	}
-}
-
-/* fp32 -> int64 as a cast does (toward zero), saturating, NaN -> 0. */
-static inline int64_t kx_f2i(float f)
-{
-	if (isnan(f))
-		return 0;
-	if (f >= 9.2233720368547758e18f)
-		return INT64_MAX;
-	if (f <= -9.2233720368547758e18f)
-		return INT64_MIN;
-	return (int64_t)f;
-}
-
-static inline int64_t kx_load_i(const uint8_t *p, enum spyre_dtype t)
-{
-	int32_t i32;
-	int64_t i64;
-	switch (t) {
-	case SPYRE_DTYPE_INT64:
-		memcpy(&i64, p, 8);
-		return i64;
-	case SPYRE_DTYPE_INT32:
-		memcpy(&i32, p, 4);
-		return i32;
-	case SPYRE_DTYPE_INT8:
-		return (int8_t)p[0];
-	case SPYRE_DTYPE_BOOL:
-		return p[0] != 0;
-	default:
-		return kx_f2i(kx_load_f(p, t));
-	}
 }
 
 static inline void kx_store_i(uint8_t *p, enum spyre_dtype t, int64_t x);

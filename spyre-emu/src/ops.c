@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "elem.h"
 #include "ops_impl.h"
 #include "spyre-emu/dl16.h"
 
@@ -103,33 +104,10 @@ uint64_t spyre_tensor_numel(const struct spyre_tensor *t)
 double spyre_tensor_get(const struct spyre_tensor *t, uint64_t i)
 {
 	const uint8_t *p = (const uint8_t *)t->data + i * spyre_dtype_size(t->dtype);
-	uint16_t h;
-	float f;
-	int32_t i32;
-	int64_t i64;
-	switch (t->dtype) {
-	case SPYRE_DTYPE_FLOAT16:
-		memcpy(&h, p, 2);
-		return spyre_half_to_f32(h);
-	case SPYRE_DTYPE_DL16:
-		memcpy(&h, p, 2);
-		return spyre_dl16_to_f32(h);
-	case SPYRE_DTYPE_FLOAT32:
-		memcpy(&f, p, 4);
-		return f;
-	case SPYRE_DTYPE_INT64:
-		memcpy(&i64, p, 8);
-		return (double)i64;
-	case SPYRE_DTYPE_INT32:
-		memcpy(&i32, p, 4);
-		return i32;
-	case SPYRE_DTYPE_INT8:
-		return (int8_t)p[0];
-	case SPYRE_DTYPE_BOOL:
-		return p[0] != 0;
-	default:
+	if ((unsigned)t->dtype >= SPYRE_DTYPE_COUNT)
 		return NAN;
-	}
+	return kx_is_int(t->dtype) ? (double)kx_load_i(p, t->dtype)
+				   : (double)kx_load_f(p, t->dtype);
 }
 
 /* double -> integer as a cast: toward zero, saturating, NaN -> 0. */
