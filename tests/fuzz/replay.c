@@ -1,6 +1,9 @@
 /* Replays every file of the given corpus directories (or single files) through the target's
  * LLVMFuzzerTestOneInput, so the normal test suite, built with gcc, exercises every seed and
- * every crash reproducer ever saved. A crash fails the test the way it failed the fuzzer. */
+ * every crash reproducer ever saved. A crash fails the test the way it failed the fuzzer.
+ * A corpus directory may hold a file named SEEDS listing more seed directories (one path a line,
+ * relative to the corpus directory; # starts a comment): test fixtures that double as seeds are
+ * named there rather than copied. scripts/fuzz.sh reads the same list. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,39 @@ static int replay_file(const char *path)
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int replay_dir(const char *dir, int *count);
+
+#define SEEDS_LINE_MAX 1024
+
+/* The directories a corpus's SEEDS file names, each replayed like the corpus itself. */
+static int replay_seeds(const char *dir, const char *seeds, int *count)
+{
+	FILE *f = fopen(seeds, "r");
+	if (!f) {
+		fprintf(stderr, "replay: cannot read %s\n", seeds);
+		return -1;
+	}
+	char line[SEEDS_LINE_MAX], path[4096];
+	int rc = 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '\0' || line[0] == '#')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, line);
+		struct stat st;
+		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "replay: %s names '%s', which is not a directory\n", seeds,
+				line);
+			rc = -1;
+			continue;
+		}
+		if (replay_dir(path, count) != 0)
+			rc = -1;
+	}
+	fclose(f);
+	return rc;
 }
 
 static int replay_dir(const char *dir, int *count)
@@ -58,6 +94,18 @@ static int replay_dir(const char *dir, int *count)
 	char path[4096];
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (strcmp(names[i], "SEEDS") == 0) {
+			if (replay_seeds(dir, path, count) != 0)
+				rc = -1;
+			free(names[i]);
+			continue;
+		}
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			free(names[i]); /* subdirectories are corpora of their own: SEEDS names them
+					 */
+			continue;
+		}
 		if (replay_file(path) != 0)
 			rc = -1;
 		else

@@ -1,8 +1,0 @@
-def f():
-    x = [
-1,
-2,
-    ]
-    return (x,
-def_not)
-def g(): pass

@@ -1,1 +1,0 @@
-def f():    return 1def g():    return 2

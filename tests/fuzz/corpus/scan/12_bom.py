@@ -1,3 +1,0 @@
-﻿import torch
-def f():
-    return torch.add(1, 2)

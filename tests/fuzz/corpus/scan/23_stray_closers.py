@@ -1,6 +1,0 @@
-def f():
-    return 1)
-def g():
-    x = [1, 2}]
-    return x
-def h(): pass

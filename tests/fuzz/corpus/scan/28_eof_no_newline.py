@@ -1,5 +1,0 @@
-def f():
-    pass
-class C:
-    def m(self):
-        return 1

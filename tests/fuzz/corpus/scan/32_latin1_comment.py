@@ -1,2 +1,0 @@
-# café
-def f(): pass
