@@ -115,22 +115,19 @@ int plan__vec(struct plan_ctx *c, int core, const char *kernel, const struct spy
 	return spyre_program_push(c->launch, core, &in);
 }
 
-/* Zeroes `rows` rows of `cols` elements at `dst` (out_stride `stride`, dtype `dt`) with the
- * scale kernel (x * 0 + 0) reading one written element at `src` (dtype `sdt`). */
-int plan__zero_fill(struct plan_ctx *c, int core, uint32_t src, enum spyre_dtype sdt, uint32_t dst,
-		    uint32_t rows, uint32_t cols, uint32_t stride, enum spyre_dtype dt)
+/* Zeroes `rows` rows of `cols` elements at `dst` (row stride `stride`, dtype `dt`). */
+int plan__zero_fill(struct plan_ctx *c, int core, uint32_t dst, uint32_t rows, uint32_t cols,
+		    uint32_t stride, enum spyre_dtype dt)
 {
 	struct spyre_vec v = { 0 };
-	v.in[0] = src;
-	v.in_stride[0] = 0;
-	v.bcast_col = 1;
-	v.dtype = sdt;
+	v.dtype = dt;
 	v.out = dst;
 	v.out_stride = stride;
 	v.out_dtype = dt;
 	v.rows = rows;
 	v.cols = cols;
-	return plan__vec(c, core, "scale", &v);
+	v.scalar[0] = 0.0f;
+	return plan__vec(c, core, "fill", &v);
 }
 
 int plan_variants(const struct plan_ctx *c, struct plan_variant *out)
@@ -256,8 +253,8 @@ static int pointwise_tile(struct plan_ctx *c, int core, int64_t r0, int64_t tr, 
 			cols = have < cols ? have : cols;
 		}
 	if (cols < ns_out * o->eps) {
-		rc = plan__zero_fill(c, core, v.in[0], c->in[0].ddt, v.out, (uint32_t)tr,
-				     (uint32_t)(ns_out * o->eps), v.out_stride, o->ddt);
+		rc = plan__zero_fill(c, core, v.out, (uint32_t)tr, (uint32_t)(ns_out * o->eps),
+				     v.out_stride, o->ddt);
 		if (rc)
 			return rc;
 	}

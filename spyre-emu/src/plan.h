@@ -62,10 +62,10 @@ int plan__dma_row(struct plan_ctx *c, int core, int load, const struct plan_tens
 		  int64_t s0, int64_t ns, uint32_t lx);
 int plan__vec(struct plan_ctx *c, int core, const char *kernel, const struct spyre_vec *proto);
 int plan__kernel(const char *name);
-/* Zeroes `rows` x `cols` elements at `dst` (row stride `stride`, dtype `dt`) with the scale
- * kernel (x * 0 + 0) reading one already-written element at `src` (dtype `sdt`). */
-int plan__zero_fill(struct plan_ctx *c, int core, uint32_t src, enum spyre_dtype sdt, uint32_t dst,
-		    uint32_t rows, uint32_t cols, uint32_t stride, enum spyre_dtype dt);
+/* Zeroes `rows` x `cols` elements at `dst` (row stride `stride`, dtype `dt`) with the fill
+ * kernel: padding lanes a kernel does not write must still be written before a DMA stores them. */
+int plan__zero_fill(struct plan_ctx *c, int core, uint32_t dst, uint32_t rows, uint32_t cols,
+		    uint32_t stride, enum spyre_dtype dt);
 /* Splits n items over `cores` as evenly as possible: core k gets [*lo, *hi). */
 void plan__split(int64_t n, int cores, int k, int64_t *lo, int64_t *hi);
 uint32_t plan__align(uint64_t x, uint32_t a);

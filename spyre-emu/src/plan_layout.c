@@ -157,9 +157,8 @@ static int restick_load_transpose(struct plan_ctx *c, const struct tgeom *g, int
 		rc = plan__dma_row(c, k, 1, in, b * g->M + m0 + j, 0, g->Np / in->eps,
 				   base + g->in + (uint32_t)j * row);
 	if (!rc && bmp > bm) /* the pad lanes of the output sticks are zero */
-		rc = plan__zero_fill(c, k, base + g->in, in->ddt,
-				     base + g->piece + (uint32_t)bm * in->esize, (uint32_t)g->Np,
-				     (uint32_t)(bmp - bm), (uint32_t)bmp, in->ddt);
+		rc = plan__zero_fill(c, k, base + g->piece + (uint32_t)bm * in->esize,
+				     (uint32_t)g->Np, (uint32_t)(bmp - bm), (uint32_t)bmp, in->ddt);
 	struct spyre_vec v = { 0 };
 	v.in[0] = base + g->in;
 	v.in_stride[0] = (uint32_t)g->Np;

@@ -171,10 +171,9 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 				rc = spyre_program_push(c->launch, core, &mm);
 			/* the weight has no rows past N: zero C's padding columns once */
 			if (!rc && k0 == t->kb && t->tnp > t->tn)
-				rc = plan__zero_fill(c, core, x->a, A->ddt,
-						     x->c + (uint32_t)t->tn * 4, (uint32_t)t->tm,
-						     (uint32_t)(t->tnp - t->tn), (uint32_t)t->tnp,
-						     SPYRE_DTYPE_FLOAT32);
+				rc = plan__zero_fill(c, core, x->c + (uint32_t)t->tn * 4,
+						     (uint32_t)t->tm, (uint32_t)(t->tnp - t->tn),
+						     (uint32_t)t->tnp, SPYRE_DTYPE_FLOAT32);
 			continue;
 		}
 		for (int64_t j = 0; j * B->eps < t->tn && !rc; j++) {

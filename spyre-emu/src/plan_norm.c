@@ -68,7 +68,7 @@ static int build_fused(struct plan_ctx *c, const struct plan_variant *pv)
 			v.scalar[0] = (float)c->p.eps;
 			if (!rc &&
 			    x->cols % o->eps) /* the kernel writes cols; pad lanes are zero */
-				rc = plan__zero_fill(c, k, buf, x->ddt, out, (uint32_t)tr,
+				rc = plan__zero_fill(c, k, out, (uint32_t)tr,
 						     (uint32_t)(o->sticks * o->eps), v.out_stride,
 						     o->ddt);
 			if (!rc)

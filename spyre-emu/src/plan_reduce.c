@@ -49,10 +49,10 @@ static int build_reduce_last(struct plan_ctx *c, const struct plan_variant *pv)
 			uint32_t ost = packed ? 1 : (uint32_t)o->eps;
 			uint32_t osticks = packed ? (uint32_t)((tr + o->eps - 1) / o->eps) : 1;
 			if (!rc)
-				rc = plan__zero_fill(
-				    c, k, buf, in->ddt, out, packed ? 1 : (uint32_t)tr,
-				    packed ? osticks * (uint32_t)o->eps : (uint32_t)o->eps,
-				    (uint32_t)o->eps * osticks, o->ddt);
+				rc = plan__zero_fill(c, k, out, packed ? 1 : (uint32_t)tr,
+						     packed ? osticks * (uint32_t)o->eps
+							    : (uint32_t)o->eps,
+						     (uint32_t)o->eps * osticks, o->ddt);
 			struct spyre_vec v = { 0 };
 			v.in[0] = buf;
 			v.in_stride[0] = rowb / in->esize;

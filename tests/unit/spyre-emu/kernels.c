@@ -277,7 +277,10 @@ Test(kernels, table, .init = setup, .fini = teardown)
 		const struct spyre_kernel *k = &spyre_kernels[i];
 		cr_expect_eq(spyre_kernel_find(k->name), (int)i, "%s", k->name);
 		cr_expect_not_null(k->fn);
-		cr_expect(k->nin >= 1 && k->nin <= SPYRE_VEC_IN_MAX, "%s nin", k->name);
+		/* fill is the one kernel that reads nothing */
+		cr_expect((k->nin >= 1 || strcmp(k->name, "fill") == 0) &&
+			      k->nin <= SPYRE_VEC_IN_MAX,
+			  "%s nin", k->name);
 		cr_expect(k->passes >= 1, "%s passes", k->name);
 	}
 	cr_expect_eq(spyre_kernel_find("nope"), -1);
@@ -578,4 +581,24 @@ Test(kernels, attn_scale_mask, .init = setup, .fini = teardown)
 	v.scalar[2] = 0;
 	run(&v);
 	cr_expect_eq(out_at(&v, 0, 7), in_at(&v, 0, 0, 7) * 0.5);
+}
+
+Test(kernels, fill_writes_the_scalar_in_the_out_dtype)
+{
+	uint8_t mem[256];
+	memset(mem, 0xff, sizeof(mem)); /* 0xffff is DL16's NaN pattern: garbage to overwrite */
+	struct spyre_vec v = { 0 };
+	v.kernel = (uint16_t)spyre_kernel_find("fill");
+	v.dtype = v.out_dtype = SPYRE_DTYPE_DL16;
+	v.out = 0;
+	v.out_stride = 8;
+	v.rows = 3;
+	v.cols = 5;
+	spyre_kernels[v.kernel].fn(&v, mem);
+	for (uint32_t r = 0; r < 3; r++)
+		for (uint32_t c = 0; c < 8; c++) {
+			uint16_t h;
+			memcpy(&h, mem + (r * 8 + c) * 2, 2);
+			cr_expect_eq(h, c < 5 ? 0 : 0xffff, "(%u, %u)", r, c);
+		}
 }
