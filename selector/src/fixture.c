@@ -185,15 +185,19 @@ static int write_history(struct fx_hist *h, git_oid *head, uint32_t total)
 			git_oid tip = *head, next;
 			for (uint32_t k = 0; !rc && k < side; k++) {
 				rc = fixture__hist_commit(h, &tip, &next, 1);
-				tip = next;
+				if (!rc)
+					tip = next;
 			}
 			git_oid merged;
-			rc = rc ? rc : write_merge(h, head, &tip, &merged);
-			*head = merged;
+			if (!rc)
+				rc = write_merge(h, head, &tip, &merged);
+			if (!rc) /* on an error *head keeps the last commit written */
+				*head = merged;
 		} else {
 			git_oid next;
 			rc = fixture__hist_commit(h, head, &next, 0);
-			*head = next;
+			if (!rc)
+				*head = next;
 		}
 	}
 	return rc;
