@@ -10,6 +10,7 @@
 #include "catalog_internal.h"
 #include "common/err.h"
 #include "common/limits.h"
+#include "treediff.h"
 
 struct cache_entry {
 	char key[44]; /* hex blob id + kind digit */
@@ -28,6 +29,7 @@ struct catalog_cache {
 	struct catalog *trees[CATALOG_TREES_MAX]; /* whole catalogs by tree id, oldest first */
 	size_t n_trees, max_trees;
 	size_t tree_hits;
+	struct impact_source *source; /* stage 2's latest source graph (a reference) */
 };
 
 int selector_catalog_cache_create(struct catalog_cache **out, size_t max_entries)
@@ -47,6 +49,7 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 		return;
 	for (size_t i = 0; i < c->n_trees; i++)
 		selector_catalog_destroy(c->trees[i]);
+	impact__source_release(c->source);
 	for (size_t i = 0; i < c->n; i++) {
 		if (!c->entries[i]->from_disk)
 			scan_file_destroy(c->entries[i]->blob.scan);
@@ -80,6 +83,17 @@ size_t selector_catalog_cache_disk_hits(const struct catalog_cache *c)
 size_t selector_catalog_cache_scans(const struct catalog_cache *c)
 {
 	return c->scans;
+}
+
+struct impact_source *catalog__cache_source(const struct catalog_cache *c)
+{
+	return c->source;
+}
+
+void catalog__cache_set_source(struct catalog_cache *c, struct impact_source *s)
+{
+	impact__source_release(c->source);
+	c->source = s;
 }
 
 size_t selector_catalog_cache_tree_hits(const struct catalog_cache *c)
@@ -357,6 +371,7 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 	}
 	cat->priv_ = priv;
 	priv->refs = 1;
+	priv->cache = cache;
 	git_repository *repo = NULL;
 	git_tree *tree = NULL;
 	int rc = open_tree(&repo, &tree, cat->commit_id, repo_dir, rev);

@@ -43,13 +43,23 @@ int catalog__disk_load(struct catalog_blob *b, struct arena *a, const char *dir,
 int catalog__disk_store(const struct catalog_blob *b, const char *dir, const char *key);
 
 struct impact_graph;
+struct impact_source;
 /* Frees stage 2's structures derived from one catalog (impact_graph.c). NULL: nothing. */
 void impact__graph_destroy(struct impact_graph *g);
+/* Drops a reference to a source graph (impact_graph.c). NULL: nothing. */
+void impact__source_release(struct impact_source *s);
+
+/* The latest source graph stage 2 built from scratch for a catalog of this cache, or NULL, so
+ * that a head whose base never needed a graph can still share one. set takes a reference to `s`
+ * and drops the one it held. */
+struct impact_source *catalog__cache_source(const struct catalog_cache *c);
+void catalog__cache_set_source(struct catalog_cache *c, struct impact_source *s);
 
 struct catalog_priv {
 	struct arena arena;
 	size_t refs;      /* references: the caller's of selector_catalog_build, the cache's */
 	char tree_id[41]; /* the root tree, "" for the empty tree */
+	struct catalog_cache *cache; /* the cache it was built through (outlives it) */
 	/* Stage 2's import aliases, call graph and tests' resolved uses, built lazily by the first
 	 * impact run at this head (impact_graph.c) and freed with the catalog. Not thread-safe. */
 	struct impact_graph *graph;

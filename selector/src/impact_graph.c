@@ -125,37 +125,67 @@ int impact__source_changed(struct ictx *x, const struct catalog_file *hf,
 	return rc;
 }
 
-/* ---- the graph (per head catalog) ---- */
+/* ---- the graph (per head catalog) ----
+ *
+ * A full source graph (struct impact_source) is built from one catalog's torch/ files: the
+ * re-export aliases, the reverse call graph (callee -> callers, each caller with the index of
+ * the source file it is in) and, lazily, every test file's resolved uses (one block per blob,
+ * by function). A later catalog whose source files differ from it in a few files, none of whose
+ * versions re-export anything differently, shares it: its graph marks the source's edges of those
+ * files as gone and adds an overlay with the edges of their new versions. Shortest distances are
+ * the same as a full build's (breadth-first, whatever the order of the callers). */
 
-static int build_aliases(struct impact_source *g, const struct catalog *head)
+/* `from x import y` / `import a.b as c` at module level that re-exports a name. */
+static bool alias_import(const struct scan_import *im)
 {
-	for (size_t f = 0; f < head->n_files; f++) {
-		const struct catalog_file *cf = &head->files[f];
-		const struct scan_file *sf = cf->blob->scan;
-		if (cf->kind != CATALOG_SOURCE || !sf)
+	if (im->function >= 0 || !im->local || strcmp(im->local, "*") == 0 || !im->target ||
+	    (!im->name && !strchr(im->target, '.')))
+		return false;
+	size_t ll = strlen(im->local);
+	if (!im->name && strncmp(im->target, im->local, ll) == 0 && im->target[ll] == '.')
+		return false; /* `import a.b.c` binds a: nothing re-exported */
+	return true;
+}
+
+static int file_aliases(struct impact_source *g, const char *module, const struct scan_file *sf)
+{
+	for (size_t i = 0; sf && i < sf->n_imports; i++) {
+		const struct scan_import *im = &sf->imports[i];
+		if (!alias_import(im))
 			continue;
-		for (size_t i = 0; i < sf->n_imports; i++) {
-			const struct scan_import *im = &sf->imports[i];
-			if (im->function >= 0 || !im->local || strcmp(im->local, "*") == 0 ||
-			    !im->target || (!im->name && !strchr(im->target, '.')))
-				continue;
-			if (!im->name && strncmp(im->target, im->local, strlen(im->local)) == 0 &&
-			    im->target[strlen(im->local)] == '.')
-				continue; /* `import a.b.c` binds a: nothing re-exported */
-			const char *key = join_in(&g->arena, cf->module, im->local);
-			if (!key)
-				return ERR_NOMEM;
-			if (strcmp(key, im->target) != 0 &&
-			    strmap_put(&g->alias, key, (intptr_t)im->target))
-				return ERR_NOMEM;
-		}
+		const char *key = join_in(&g->arena, module, im->local);
+		if (!key)
+			return ERR_NOMEM;
+		if (strcmp(key, im->target) != 0 &&
+		    strmap_put(&g->alias, key, (intptr_t)im->target))
+			return ERR_NOMEM;
 	}
 	return 0;
 }
 
+/* True when two versions of a file (either may be NULL) re-export exactly the same names. */
+static bool same_aliases(const struct scan_file *a, const struct scan_file *b)
+{
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (a && i < a->n_imports && !alias_import(&a->imports[i]))
+			i++;
+		while (b && j < b->n_imports && !alias_import(&b->imports[j]))
+			j++;
+		bool ea = !a || i >= a->n_imports, eb = !b || j >= b->n_imports;
+		if (ea || eb)
+			return ea && eb;
+		if (strcmp(a->imports[i].local, b->imports[j].local) != 0 ||
+		    strcmp(a->imports[i].target, b->imports[j].target) != 0)
+			return false;
+		i++;
+		j++;
+	}
+}
+
 /* Resolves `use` (as the scanner wrote it in a file of `module`, with `local` its module-level
  * names) to a canonical symbol in `buf`. */
-static const char *resolve(const struct impact_source *g, const char *module,
+static const char *resolve(const struct strmap *alias, const char *module,
 			   const struct strmap *local, const char *use, char *buf, size_t n)
 {
 	if (use[0] == '.') {
@@ -179,7 +209,7 @@ static const char *resolve(const struct impact_source *g, const char *module,
 			char save = buf[cut];
 			buf[cut] = 0;
 			intptr_t t;
-			if (strmap_get(&g->alias, buf, &t)) {
+			if (strmap_get(alias, buf, &t)) {
 				char tmp[1024];
 				buf[cut] = save;
 				snprintf(tmp, sizeof(tmp), "%s%s", (const char *)t, buf + cut);
@@ -208,7 +238,7 @@ static int local_names(struct strmap *m, const struct scan_file *sf)
 	return 0;
 }
 
-static int edge(struct impact_source *g, const char *callee, const char *caller)
+static int edge(struct impact_source *g, const char *callee, const char *caller, uint32_t file)
 {
 	intptr_t idx;
 	if (!caller)
@@ -226,17 +256,20 @@ static int edge(struct impact_source *g, const char *callee, const char *caller)
 			return ERR_NOMEM;
 	}
 	struct callers *c = &g->callers[idx];
-	if (c->n && c->v[c->n - 1] == caller)
+	if (c->n && c->v[c->n - 1].name == caller)
 		return 0;
 	void *p = scan__grow(c->v, c->n, &c->cap, sizeof(*c->v));
 	if (!p)
 		return err_set(ERR_NOMEM, "call graph edges");
 	c->v = p;
-	c->v[c->n++] = caller;
+	c->v[c->n++] = (struct caller){ caller, file };
 	return 0;
 }
 
-static int file_edges(struct impact_source *g, const struct catalog_file *cf)
+/* The edges of one source file into `g` (callers tagged with `file`), its uses resolved
+ * through `alias`. */
+static int file_edges(struct impact_source *g, const struct strmap *alias,
+		      const struct catalog_file *cf, uint32_t file)
 {
 	const struct scan_file *sf = cf->blob->scan;
 	struct strmap local = { 0 };
@@ -252,10 +285,12 @@ static int file_edges(struct impact_source *g, const struct catalog_file *cf)
 		if (f->class_index >= 0 && f->parent_function < 0)
 			rc = edge(
 			    g, caller,
-			    join_in(&g->arena, cf->module, sf->classes[f->class_index].qualname));
+			    join_in(&g->arena, cf->module, sf->classes[f->class_index].qualname),
+			    file);
 		for (size_t u = 0; !rc && u < f->n_uses; u++)
-			rc = edge(g, resolve(g, cf->module, &local, f->uses[u], buf, sizeof(buf)),
-				  caller);
+			rc = edge(g,
+				  resolve(alias, cf->module, &local, f->uses[u], buf, sizeof(buf)),
+				  caller, file);
 	}
 	strmap_free(&local);
 	return rc;
@@ -263,18 +298,17 @@ static int file_edges(struct impact_source *g, const struct catalog_file *cf)
 
 /* The index of `use` resolved (without module-level names, as a test's use is), memoised by
  * the use as written: the same dotted names recur across tens of thousands of tests. */
-static int name_index(struct impact_graph *g, struct strmap *by_use, struct strmap *by_name,
-		      const char *use, uint32_t *out)
+static int name_index(struct impact_source *g, const char *use, uint32_t *out)
 {
 	intptr_t v;
-	if (strmap_get(by_use, use, &v)) {
+	if (strmap_get(&g->by_use, use, &v)) {
 		*out = (uint32_t)v;
 		return 0;
 	}
 	char buf[1024];
 	struct strmap none = { 0 };
-	resolve(g->src, NULL, &none, use, buf, sizeof(buf));
-	if (!strmap_get(by_name, buf, &v)) {
+	resolve(&g->alias, NULL, &none, use, buf, sizeof(buf));
+	if (!strmap_get(&g->by_name, buf, &v)) {
 		const char *k = scan__strndup(&g->arena, buf, strlen(buf));
 		void *p = scan__grow(g->names, g->n_names, &g->names_cap, sizeof(*g->names));
 		if (!k || !p)
@@ -282,44 +316,53 @@ static int name_index(struct impact_graph *g, struct strmap *by_use, struct strm
 		g->names = p;
 		v = (intptr_t)g->n_names;
 		g->names[g->n_names++] = k;
-		if (strmap_put(by_name, k, v))
+		if (strmap_put(&g->by_name, k, v))
 			return ERR_NOMEM;
 	}
+	const char *ku = scan__strndup(&g->arena, use, strlen(use));
+	if (!ku)
+		return err_set(ERR_NOMEM, "impact: resolved uses");
 	*out = (uint32_t)v;
-	return strmap_put(by_use, use, v);
+	return strmap_put(&g->by_use, ku, v);
 }
 
-static int resolve_tests(struct impact_graph *g, const struct catalog *head)
+/* The resolved uses of every function of test file `cf`, made once per blob and source graph. */
+static int uses_block(struct impact_source *g, const struct catalog_file *cf,
+		      const struct use_block **out)
 {
-	if (!(g->off = calloc(head->n_tests + 1, sizeof(*g->off))))
-		return err_set(ERR_NOMEM, "impact: %zu tests' uses", head->n_tests);
-	struct strmap by_use = { 0 }, by_name = { 0 };
-	int rc = 0;
-	for (size_t i = 0; i < head->n_tests && !rc; i++) {
-		const struct catalog_test *t = &head->tests[i];
-		const struct scan_function *f =
-		    &head->files[t->file].blob->scan->functions[t->function];
-		g->off[i] = g->n_uses;
-		for (size_t u = 0; u < f->n_uses && !rc; u++) {
-			uint32_t k;
-			void *p = scan__grow(g->uses, g->n_uses, &g->uses_cap, sizeof(*g->uses));
-			if (!p) {
-				rc = err_set(ERR_NOMEM, "impact: tests' uses");
-				break;
-			}
-			g->uses = p;
-			rc = name_index(g, &by_use, &by_name, f->uses[u], &k);
-			if (!rc)
-				g->uses[g->n_uses++] = k;
+	intptr_t v;
+	if (strmap_get(&g->blocks, cf->blob_id, &v)) {
+		*out = (const struct use_block *)v;
+		return 0;
+	}
+	const struct scan_file *sf = cf->blob->scan;
+	size_t total = 0;
+	for (size_t i = 0; i < sf->n_functions; i++)
+		total += sf->functions[i].n_uses;
+	struct use_block *b = scan__alloc(&g->arena, sizeof(*b));
+	char *key = scan__strndup(&g->arena, cf->blob_id, strlen(cf->blob_id));
+	if (!b || !key ||
+	    !(b->off = scan__alloc(&g->arena, (sf->n_functions + 1) * sizeof(*b->off))) ||
+	    (total && !(b->names = scan__alloc(&g->arena, total * sizeof(*b->names)))))
+		return err_set(ERR_NOMEM, "impact: uses of %s", cf->path);
+	uint32_t n = 0;
+	for (size_t i = 0; i < sf->n_functions; i++) {
+		b->off[i] = n;
+		for (size_t u = 0; u < sf->functions[i].n_uses; u++) {
+			int rc = name_index(g, sf->functions[i].uses[u], &b->names[n]);
+			if (rc)
+				return rc;
+			n++;
 		}
 	}
-	g->off[head->n_tests] = g->n_uses;
-	strmap_free(&by_use);
-	strmap_free(&by_name);
-	return rc;
+	b->off[sf->n_functions] = n;
+	if (strmap_put(&g->blocks, key, (intptr_t)b))
+		return ERR_NOMEM;
+	*out = b;
+	return 0;
 }
 
-static void source_release(struct impact_source *g)
+void impact__source_release(struct impact_source *g)
 {
 	if (!g || --g->refs)
 		return;
@@ -327,8 +370,12 @@ static void source_release(struct impact_source *g)
 		free(g->callers[i].v);
 	free(g->callers);
 	free(g->files);
+	free(g->names);
 	strmap_free(&g->alias);
 	strmap_free(&g->rev);
+	strmap_free(&g->by_use);
+	strmap_free(&g->by_name);
+	strmap_free(&g->blocks);
 	scan__arena_free(&g->arena);
 	free(g);
 }
@@ -337,28 +384,11 @@ void impact__graph_destroy(struct impact_graph *g)
 {
 	if (!g)
 		return;
-	source_release(g->src);
-	free(g->names);
-	free(g->uses);
-	free(g->off);
-	scan__arena_free(&g->arena);
+	impact__source_release(g->src);
+	impact__source_release(g->over);
+	free(g->gone);
+	free(g->blocks);
 	free(g);
-}
-
-/* True when `cat`'s source files are exactly those `src` was built from. */
-static bool same_sources(const struct impact_source *src, const struct catalog *cat)
-{
-	size_t n = 0;
-	for (size_t f = 0; f < cat->n_files; f++) {
-		const struct catalog_file *cf = &cat->files[f];
-		if (cf->kind != CATALOG_SOURCE)
-			continue;
-		const char *k = n < src->n_files ? src->files[n] : NULL;
-		if (!k || strcmp(k, cf->path) != 0 || strcmp(k + strlen(k) + 1, cf->blob_id) != 0)
-			return false;
-		n++;
-	}
-	return n == src->n_files;
 }
 
 static int source_build(struct impact_source **out, const struct catalog *head)
@@ -368,36 +398,115 @@ static int source_build(struct impact_source **out, const struct catalog *head)
 		return err_set(ERR_NOMEM, "impact call graph");
 	g->refs = 1;
 	size_t cap = 0;
-	int rc = build_aliases(g, head);
+	int rc = 0;
+	/* Every file's aliases first (a use anywhere may go through any of them), then the edges.
+	 * Paths and blob ids are copied: the catalog may be freed first. */
 	for (size_t f = 0; !rc && f < head->n_files; f++) {
 		const struct catalog_file *cf = &head->files[f];
 		if (cf->kind != CATALOG_SOURCE)
 			continue;
-		size_t pl = strlen(cf->path);
-		char *k = scan__alloc(&g->arena, pl + 42);
 		void *p = scan__grow(g->files, g->n_files, &cap, sizeof(*g->files));
+		struct source_file sf = {
+			scan__strndup(&g->arena, cf->path, strlen(cf->path)),
+			scan__strndup(&g->arena, cf->blob_id, strlen(cf->blob_id)), cf->blob->scan
+		};
 		if (p)
 			g->files = p;
-		if (!k || !p) {
+		if (!p || !sf.path || !sf.blob_id) {
 			rc = err_set(ERR_NOMEM, "impact: source files");
 			break;
 		}
-		memcpy(k, cf->path, pl + 1);
-		memcpy(k + pl + 1, cf->blob_id, 41);
-		g->files[g->n_files++] = k;
+		g->files[g->n_files++] = sf;
+		rc = file_aliases(g, cf->module, cf->blob->scan);
+	}
+	for (size_t f = 0, k = 0; !rc && f < head->n_files; f++) {
+		const struct catalog_file *cf = &head->files[f];
+		if (cf->kind != CATALOG_SOURCE)
+			continue;
 		if (cf->blob->scan)
-			rc = file_edges(g, cf);
+			rc = file_edges(g, &g->alias, cf, (uint32_t)k);
+		k++;
 	}
 	if (rc) {
-		source_release(g);
+		impact__source_release(g);
 		return rc;
 	}
 	*out = g;
 	return 0;
 }
 
-/* The head catalog's graph, built on the first call for that catalog; its source part is the
- * base's when the base has one built from the same source files. */
+/* Shares `src` with `head` when the head's source files differ from it in at most
+ * IMPACT_OVERLAY_FILES_MAX files that re-export nothing differently: fills g->gone and builds
+ * g->over from the changed files. 1 when shared, 0 when a full build is needed, or an error. */
+static int overlay_build(struct impact_graph *g, struct impact_source *src,
+			 const struct catalog *head)
+{
+	uint8_t *gone = calloc(src->n_files ? src->n_files : 1, 1);
+	const struct catalog_file **changed = NULL;
+	size_t n_changed = 0, cap = 0, k = 0;
+	int rc = gone ? 1 : err_set(ERR_NOMEM, "impact overlay");
+	for (size_t f = 0; rc == 1 && f <= head->n_files; f++) {
+		const struct catalog_file *cf = f < head->n_files ? &head->files[f] : NULL;
+		if (cf && cf->kind != CATALOG_SOURCE)
+			continue;
+		/* Source files of src before cf's path are gone at head. */
+		int c = -1;
+		while (rc == 1 && k < src->n_files &&
+		       (!cf || (c = strcmp(src->files[k].path, cf->path)) < 0)) {
+			if (!same_aliases(src->files[k].scan, NULL))
+				rc = 0;
+			gone[k++] = 1;
+		}
+		if (!cf || rc != 1)
+			break;
+		bool present = k < src->n_files && c == 0;
+		if (present && strcmp(src->files[k].blob_id, cf->blob_id) == 0) {
+			k++;
+			continue;
+		}
+		if (!same_aliases(present ? src->files[k].scan : NULL, cf->blob->scan) ||
+		    n_changed >= IMPACT_OVERLAY_FILES_MAX) {
+			rc = 0;
+			break;
+		}
+		if (present)
+			gone[k++] = 1;
+		void *p = scan__grow(changed, n_changed, &cap, sizeof(*changed));
+		if (!p) {
+			rc = err_set(ERR_NOMEM, "impact overlay");
+			break;
+		}
+		changed = p;
+		changed[n_changed++] = cf;
+	}
+	if (rc == 1 && n_changed) {
+		if (!(g->over = calloc(1, sizeof(*g->over)))) {
+			rc = err_set(ERR_NOMEM, "impact overlay");
+		} else {
+			g->over->refs = 1;
+			for (size_t i = 0; rc == 1 && i < n_changed; i++)
+				if (changed[i]->blob->scan &&
+				    file_edges(g->over, &src->alias, changed[i], IMPACT_FILE_NONE))
+					rc = ERR_NOMEM;
+		}
+	}
+	free(changed);
+	if (rc == 1) {
+		g->src = src;
+		src->refs++;
+		g->gone = gone;
+		g->shared = true;
+		g->n_over_files = n_changed;
+		return 1;
+	}
+	free(gone);
+	impact__source_release(g->over);
+	g->over = NULL;
+	return rc;
+}
+
+/* The head catalog's graph, built on the first call for that catalog: on the base's source
+ * graph when the head's sources differ from it a little, else from scratch. */
 static int graph_of(const struct catalog *head, const struct catalog *base,
 		    const struct impact_graph **out)
 {
@@ -407,18 +516,32 @@ static int graph_of(const struct catalog *head, const struct catalog *base,
 		return 0;
 	}
 	struct impact_graph *g = calloc(1, sizeof(*g));
-	if (!g)
+	if (!g || !(g->blocks = calloc(head->n_files ? head->n_files : 1, sizeof(*g->blocks)))) {
+		free(g);
 		return err_set(ERR_NOMEM, "impact graph");
-	const struct catalog_priv *bp = base->priv_;
-	int rc = 0;
-	if (bp->graph && same_sources(bp->graph->src, head)) {
-		g->src = bp->graph->src;
-		g->src->refs++;
-	} else {
-		rc = source_build(&g->src, head);
 	}
-	if (!rc)
-		rc = resolve_tests(g, head);
+	/* Laid over the base's source graph, else over the latest one built through the cache
+	 * (the base's own graph is never built when no run at the base needed it). */
+	const struct catalog_priv *bp = base->priv_;
+	struct impact_source *under[2] = { bp->graph ? bp->graph->src : NULL,
+					   priv->cache ? catalog__cache_source(priv->cache)
+						       : NULL };
+	int rc = 0;
+	for (int i = 0; i < 2 && rc == 0; i++)
+		if (under[i] && (i == 0 || under[1] != under[0]))
+			rc = overlay_build(g, under[i], head);
+	if (rc == 0) {
+		rc = source_build(&g->src, head);
+		if (!rc && priv->cache) {
+			g->src->refs++;
+			catalog__cache_set_source(priv->cache, g->src);
+		}
+	} else if (rc == 1) {
+		rc = 0;
+	}
+	for (size_t f = 0; !rc && f < head->n_files; f++)
+		if (head->files[f].kind == CATALOG_TEST && head->files[f].blob->scan)
+			rc = uses_block(g->src, &head->files[f], &g->blocks[f]);
 	if (rc) {
 		impact__graph_destroy(g);
 		return rc;
@@ -466,19 +589,27 @@ static int closure(struct ictx *x)
 	for (; qi < qn && !rc; qi++) {
 		intptr_t d, idx;
 		strmap_get(&x->impacted, queue[qi], &d);
-		if (d >= x->max_depth || !strmap_get(&x->graph->src->rev, queue[qi], &idx))
+		if (d >= x->max_depth)
 			continue;
-		const struct callers *c = &x->graph->src->callers[idx];
-		for (size_t k = 0; k < c->n && !rc; k++) {
-			if (strmap_get(&x->impacted, c->v[k], NULL))
+		const struct impact_graph *g = x->graph;
+		for (int layer = 0; layer < 2 && !rc; layer++) {
+			const struct impact_source *s = layer ? g->over : g->src;
+			if (!s || !strmap_get(&s->rev, queue[qi], &idx))
 				continue;
-			void *p = scan__grow(queue, qn, &qcap, sizeof(*queue));
-			if (!p || strmap_put(&x->impacted, c->v[k], d + 1)) {
-				free(p ? p : queue);
-				return err_set(ERR_NOMEM, "closure");
+			const struct callers *c = &s->callers[idx];
+			for (size_t k = 0; k < c->n && !rc; k++) {
+				const char *who = c->v[k].name;
+				if ((!layer && g->gone && g->gone[c->v[k].file]) ||
+				    strmap_get(&x->impacted, who, NULL))
+					continue;
+				void *p = scan__grow(queue, qn, &qcap, sizeof(*queue));
+				if (!p || strmap_put(&x->impacted, who, d + 1)) {
+					free(p ? p : queue);
+					return err_set(ERR_NOMEM, "closure");
+				}
+				queue = p;
+				queue[qn++] = who;
 			}
-			queue = p;
-			queue[qn++] = c->v[k];
 		}
 	}
 	free(queue);
@@ -507,29 +638,32 @@ static long hit(const struct ictx *x, char *sym)
 static int tests_signal(struct ictx *x)
 {
 	const struct impact_graph *g = x->graph;
+	const struct impact_source *s = g->src;
 	long *dist = NULL;
-	if (g->n_names && !(dist = malloc(g->n_names * sizeof(*dist))))
-		return err_set(ERR_NOMEM, "impact: %zu distances", g->n_names);
+	if (s->n_names && !(dist = malloc(s->n_names * sizeof(*dist))))
+		return err_set(ERR_NOMEM, "impact: %zu distances", s->n_names);
 	char buf[1024];
-	for (size_t k = 0; k < g->n_names; k++) {
-		snprintf(buf, sizeof(buf), "%s", g->names[k]);
+	for (size_t k = 0; k < s->n_names; k++) {
+		snprintf(buf, sizeof(buf), "%s", s->names[k]);
 		dist[k] = hit(x, buf);
 	}
 	int rc = 0;
 	for (size_t i = 0; i < x->head->n_tests && !rc; i++) {
+		const struct catalog_test *t = &x->head->tests[i];
+		const struct use_block *b = g->blocks[t->file];
 		long best = -1;
 		uint32_t what = 0;
-		for (size_t u = g->off[i]; u < g->off[i + 1]; u++) {
-			long d = dist[g->uses[u]];
+		for (size_t u = b->off[t->function]; u < b->off[t->function + 1]; u++) {
+			long d = dist[b->names[u]];
 			if (d >= 0 && (best < 0 || d < best)) {
 				best = d;
-				what = g->uses[u];
+				what = b->names[u];
 			}
 		}
 		if (best >= 0)
-			rc = impact__add(
-			    x, x->head->tests[i].id, IMPACT_SYMBOL, 1.0 / (1.0 + (double)best),
-			    "uses %.250s (distance %ld from a change)", g->names[what], best);
+			rc = impact__add(x, t->id, IMPACT_SYMBOL, 1.0 / (1.0 + (double)best),
+					 "uses %.250s (distance %ld from a change)", s->names[what],
+					 best);
 	}
 	free(dist);
 	return rc;
@@ -545,6 +679,14 @@ int impact__symbols_to_tests(struct ictx *x)
 	if (!rc)
 		rc = tests_signal(x);
 	return rc;
+}
+
+int selector_impact_graph_reused(const struct catalog *head, size_t *overlay_files)
+{
+	const struct impact_graph *g = ((const struct catalog_priv *)head->priv_)->graph;
+	if (overlay_files)
+		*overlay_files = g ? g->n_over_files : 0;
+	return !g ? -1 : g->shared ? 1 : 0;
 }
 
 void impact__ctx_finish(struct ictx *x)

@@ -8,36 +8,64 @@
 #include "common/limits.h"
 #include "selector/impact.h"
 
+/* One caller of a callee: its qualified name and the index of its file in the source graph's
+ * files (IMPACT_FILE_NONE in an overlay). */
+struct caller {
+	const char *name;
+	uint32_t file;
+};
+#define IMPACT_FILE_NONE UINT32_MAX
+
 struct callers {
-	const char **v;
+	struct caller *v;
 	size_t n, cap;
 };
 
-/* What stage 2 derives from the torch/ sources of a catalog alone: the import aliases and the
- * call graph. Reference counted: catalogs whose source files (paths and blob ids) are all the
- * same share one (a commit that touches only tests keeps its base's). */
+/* The resolved uses of each function of one test file's blob: names[off[f] .. off[f + 1] - 1]
+ * index the source graph's names. */
+struct use_block {
+	uint32_t *off; /* n_functions + 1 */
+	uint32_t *names;
+};
+
+struct source_file {
+	const char *path, *blob_id;   /* copies */
+	const struct scan_file *scan; /* the cache's (outlives every catalog); NULL: unscanned */
+};
+
+/* What stage 2 derives from the torch/ sources of one catalog: the import aliases, the call
+ * graph, and (lazily) the resolved uses of test files by blob. Reference counted: the graphs of
+ * later catalogs whose sources differ a little share it (struct impact_graph). Grows as test
+ * blobs are resolved; not thread-safe. */
 struct impact_source {
 	size_t refs;
 	struct arena arena;
-	const char **files; /* "path\0blob id" of each source file, in the catalog's order */
+	struct source_file *files; /* the catalog's source files, sorted by path */
 	size_t n_files;
 	struct strmap alias; /* "pkg.name" -> the target it re-exports */
 	struct strmap rev;   /* callee -> index in callers */
 	struct callers *callers;
 	size_t n_callers, callers_cap;
+	const char **names; /* distinct resolved uses of tests */
+	size_t n_names, names_cap;
+	struct strmap by_use;  /* a use as written -> index in names */
+	struct strmap by_name; /* a resolved name -> index in names */
+	struct strmap blocks;  /* test blob id -> struct use_block * */
 };
 
+/* At most this many changed source files are laid over a shared source graph; more, or a change
+ * of what a file re-exports, builds the graph anew. */
+#define IMPACT_OVERLAY_FILES_MAX 256
+
 /* What stage 2 derives from one head catalog, kept with the catalog (catalog_priv.graph) so that
- * every run at that head shares it: the source graph and the uses of every test resolved
- * through its aliases. */
+ * every run at that head shares it. */
 struct impact_graph {
-	struct impact_source *src;
-	struct arena arena;
-	const char **names; /* distinct resolved uses of the tests */
-	size_t n_names, names_cap;
-	uint32_t *uses; /* test i's uses, in order: names[uses[off[i]] .. uses[off[i + 1] - 1]] */
-	size_t *off;    /* n_tests + 1 */
-	size_t n_uses, uses_cap;
+	struct impact_source *src;  /* shared */
+	uint8_t *gone;              /* per src file: changed or absent at this head; NULL: none */
+	struct impact_source *over; /* edges of the head's changed and added sources, or NULL */
+	const struct use_block **blocks; /* per head file: its tests' uses (test files only) */
+	bool shared;                     /* src was built for another catalog */
+	size_t n_over_files;             /* changed or added source files in over */
 };
 
 struct ictx {

@@ -1,0 +1,135 @@
+/* Stage 2's reuse across commits must not change a single answer: over consecutive commits of a
+ * generated history (each base the previous head, as the daemon sees them), the impact result
+ * computed with the catalogs and the call graph kept from the previous commit (the head's graph
+ * laid over the base's) equals the result computed from scratch, candidate by candidate, reason
+ * by reason. The test also checks that the reuse really happened. */
+#define _XOPEN_SOURCE 700 /* nftw() */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "selector/catalog.h"
+#include "selector/changes.h"
+#include "selector/fixture.h"
+#include "selector/impact.h"
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The first-parent chain from HEAD, oldest first. */
+static size_t first_parents(const char *dir, char (*ids)[41], size_t cap)
+{
+	git_libgit2_init();
+	git_repository *repo;
+	cr_assert_eq(git_repository_open(&repo, dir), 0);
+	git_revwalk *w;
+	cr_assert_eq(git_revwalk_new(&w, repo), 0);
+	git_revwalk_simplify_first_parent(w);
+	git_revwalk_push_head(w);
+	git_oid id;
+	size_t n = 0;
+	while (n < cap && git_revwalk_next(&id, w) == 0)
+		git_oid_tostr(ids[n++], 41, &id);
+	git_revwalk_free(w);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	for (size_t i = 0; i < n / 2; i++) {
+		char t[41];
+		memcpy(t, ids[i], 41);
+		memcpy(ids[i], ids[n - 1 - i], 41);
+		memcpy(ids[n - 1 - i], t, 41);
+	}
+	return n;
+}
+
+static struct impact_result *run(const char *dir, const char *base, const char *head,
+				 struct catalog_cache *cache, int *reused, size_t *over)
+{
+	struct change_set *cs;
+	cr_assert_eq(selector_changes_from_git(&cs, dir, base, head, NULL), 0, "%s", err_last());
+	struct catalog *cb, *ch;
+	cr_assert_eq(selector_catalog_build(&ch, dir, head, cache), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_build(&cb, dir, base, cache), 0, "%s", err_last());
+	struct impact_result *r;
+	cr_assert_eq(selector_impact_run(&r, cs, cb, ch, NULL), 0, "%s", err_last());
+	*reused = selector_impact_graph_reused(ch, over);
+	selector_catalog_destroy(cb);
+	selector_catalog_destroy(ch);
+	selector_change_set_destroy(cs);
+	return r;
+}
+
+static void same(const struct impact_result *a, const struct impact_result *b, const char *commit)
+{
+	cr_assert_eq(a->fallback, b->fallback, "%s: fallback", commit);
+	cr_assert_eq(a->n_candidates, b->n_candidates, "%s: %zu candidates reused, %zu fresh",
+		     commit, a->n_candidates, b->n_candidates);
+	for (size_t i = 0; i < a->n_candidates; i++) {
+		const struct impact_candidate *x = &a->candidates[i], *y = &b->candidates[i];
+		cr_assert_str_eq(x->id, y->id, "%s: candidate %zu", commit, i);
+		cr_assert_eq(x->score, y->score, "%s: %s score", commit, x->id);
+		cr_assert_eq(x->n_reasons, y->n_reasons, "%s: %s reasons", commit, x->id);
+		for (size_t k = 0; k < x->n_reasons; k++) {
+			cr_assert_eq(x->reasons[k].signal, y->reasons[k].signal, "%s: %s", commit,
+				     x->id);
+			cr_assert_str_eq(x->reasons[k].detail, y->reasons[k].detail, "%s: %s",
+					 commit, x->id);
+		}
+	}
+}
+
+Test(impact_reuse, consecutive_commits_equal_fresh_builds, .timeout = 240)
+{
+	char dir[] = "/tmp/sel-impact-reuse-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	struct selector_fixture_opts fo = {
+		.out = dir, .scale = SELECTOR_FIXTURE_SMALL, .seed = 3, .no_checkout = 1
+	};
+	struct selector_fixture_stats st;
+	cr_assert_eq(selector_fixture_generate(&fo, &st), 0, "%s", err_last());
+	static char ids[4096][41];
+	size_t n = first_parents(dir, ids, 4096);
+	cr_assert_gt(n, 20);
+
+	struct catalog_cache *warm;
+	cr_assert_eq(selector_catalog_cache_create(&warm, 0), 0);
+	size_t overlaid = 0, with_files = 0, symbol_runs = 0;
+	for (size_t i = 1; i < n; i++) {
+		int rw, rc;
+		size_t over_w, over_c;
+		struct impact_result *a = run(dir, ids[i - 1], ids[i], warm, &rw, &over_w);
+		struct catalog_cache *cold; /* a new one each time: nothing kept, nothing shared */
+		cr_assert_eq(selector_catalog_cache_create(&cold, 0), 0);
+		struct impact_result *b = run(dir, ids[i - 1], ids[i], cold, &rc, &over_c);
+			same(a, b, ids[i]);
+		cr_assert_neq(rc, 1, "%s: a fresh build reported reuse", ids[i]);
+		if (rw >= 0)
+			symbol_runs++;
+		if (rw == 1) {
+			overlaid++;
+			with_files += over_w > 0;
+		}
+		selector_impact_result_destroy(a);
+		selector_impact_result_destroy(b);
+	}
+	/* The history edits torch/ sources often: most graphs must have been laid over the
+	 * previous one, many with changed files of their own. */
+	cr_assert_gt(overlaid, symbol_runs / 2, "%zu of %zu graphs reused", overlaid, symbol_runs);
+	cr_assert_gt(with_files, overlaid / 4, "%zu of %zu reused graphs had an overlay",
+		     with_files, overlaid);
+	printf("impact_reuse: %zu commits, %zu graphs built, %zu laid over the base's (%zu with an "
+	       "overlay of changed files)\n",
+	       n - 1, symbol_runs, overlaid, with_files);
+	selector_catalog_cache_destroy(warm);
+	cr_assert_eq(nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS), 0);
+}
