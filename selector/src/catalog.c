@@ -331,7 +331,7 @@ int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv);
 static int open_tree(git_repository **repo, git_tree **tree, char id[41], const char *dir,
 		     const char *rev)
 {
-	if (git_repository_open_ext(repo, dir, 0, NULL) != 0)
+	if (selector__repo_open(repo, dir) != 0)
 		return err_set(ERR_NOTFOUND, "%s: not a git repository: %s", dir,
 			       git_error_last()->message);
 	*tree = NULL;

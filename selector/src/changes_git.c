@@ -8,6 +8,10 @@
 
 #include "changes_internal.h"
 #include "common/err.h"
+#include "treediff.h"
+
+/* More changed paths than this and libgit2 diffs the whole trees rather than the paths. */
+#define CHANGES_PATHSPEC_MAX 1024
 
 /* libgit2's last message, or a fallback. */
 static const char *git_msg(void)
@@ -154,8 +158,29 @@ static int diff_trees(struct change_builder *b, git_repository *repo, git_tree *
 	dopts.context_lines = 0;
 	dopts.interhunk_lines = 0;
 	dopts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+	/* libgit2 visits every entry of both trees; given the paths that differ (found by
+	 * skipping equal subtrees) it looks at those only, with the same deltas: renames and
+	 * copies pair deleted, added and modified files, all of which are among them. */
+	struct treediff td = { .max = CHANGES_PATHSPEC_MAX };
+	if (old_tree && new_tree) {
+		int t = treediff__paths(&td, repo, old_tree, new_tree);
+		if (t == ERR_NOMEM) {
+			treediff__free(&td);
+			return t;
+		}
+		if (t == 0 && td.n == 0)
+			return 0; /* the same tree */
+		if (t == 0) {
+			dopts.pathspec.strings = td.paths;
+			dopts.pathspec.count = td.n;
+			dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+		}
+		err_clear();
+	}
 	git_diff *diff = NULL;
-	if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0)
+	int drc = git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts);
+	treediff__free(&td);
+	if (drc < 0)
 		return git_fail("diff of the trees");
 
 	git_diff_find_options fopts;
@@ -224,7 +249,7 @@ static void range_free(struct git_range *r)
 static int range_open(struct git_range *r, struct change_set *set, const char *repo_dir,
 		      const char *base, const char *head, bool merge_base)
 {
-	if (git_repository_open_ext(&r->repo, repo_dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+	if (selector__repo_open(&r->repo, repo_dir) < 0)
 		return err_set(ERR_NOTFOUND, "%s: not a git repository: %s", repo_dir, git_msg());
 	int rc = resolve(&r->head, r->repo, "head", head);
 	if (!rc && base && *base)

@@ -284,3 +284,70 @@ Test(changes_model, names_and_paths)
 	selector_change_set_destroy(NULL);
 	cr_assert_not(selector_change_set_limited(NULL));
 }
+
+/* Stage 1 narrows libgit2's diff to the paths whose entries differ (treediff.c): a file that
+ * becomes a directory and a directory that becomes a file must come out as git shows them, and
+ * a change of more paths than the narrowing takes must still be read whole. */
+Test(changes_git, trees_turned_into_files_and_back)
+{
+	struct test_repo t;
+	test_repo_create(&t);
+	char a[41], b[41], c[41];
+	const struct test_edit ea[] = {
+		{ "a/b/deep.py", 0100644, "x = 1\n", 0 },
+		{ "x", 0100644, "a file\n", 0 },
+		{ "dir/one.py", 0100644, "one = 1\n", 0 },
+		{ "keep/k.py", 0100644, "k = 1\n", 0 },
+		{ "keep/sub/k2.py", 0100644, "k2 = 1\n", 0 },
+	};
+	test_repo_commit(&t, a, NULL, "A", NULL, 0, ea, 5);
+	const char *pa[] = { a };
+	/* In two commits (the test helper's tree update cannot swap a tree and a blob at once);
+	 * the diff is taken across both. */
+	const struct test_edit eb1[] = {
+		{ "a/b/deep.py", 0100644, "x = 2\n", 0 },
+		{ "x", 0, NULL, 0 },
+		{ "dir/one.py", 0, NULL, 0 },
+	};
+	char b1[41];
+	test_repo_commit(&t, b1, NULL, "B1", pa, 1, eb1, 3);
+	const char *pb1[] = { b1 };
+	const struct test_edit eb[] = {
+		{ "x/inner.py", 0100644, "inner = 1\n", 0 },
+		{ "dir", 0100644, "now a file\n", 0 },
+	};
+	test_repo_commit(&t, b, NULL, "B", pb1, 1, eb, 2);
+	struct change_set *s;
+	cr_assert_eq(selector_changes_from_git(&s, t.dir, a, b, NULL), 0, "%s", err_last());
+	cr_assert_eq(s->n_files, 5, "%zu files", s->n_files);
+	expect(find(s, "a/b/deep.py"), CHANGE_MODIFIED, "a/b/deep.py", 0100644, 0100644, false);
+	expect(find(s, "x/inner.py"), CHANGE_ADDED, "x/inner.py", 0, 0100644, false);
+	expect(find(s, "dir"), CHANGE_ADDED, "dir", 0, 0100644, false);
+	const struct file_change *fx = NULL, *fd = NULL;
+	for (size_t i = 0; i < s->n_files; i++) {
+		if (strcmp(s->files[i].old_path.text, "x") == 0)
+			fx = &s->files[i];
+		if (strcmp(s->files[i].old_path.text, "dir/one.py") == 0)
+			fd = &s->files[i];
+	}
+	cr_assert(fx && fx->status == CHANGE_DELETED, "x deleted");
+	cr_assert(fd && fd->status == CHANGE_DELETED, "dir/one.py deleted");
+	selector_change_set_destroy(s);
+
+	/* 1,500 files added at once: more than the narrowed diff takes. */
+	static struct test_edit many[1500];
+	static char names[1500][32];
+	for (int i = 0; i < 1500; i++) {
+		snprintf(names[i], sizeof(names[i]), "gen/d%02d/f%04d.py", i % 37, i);
+		many[i] = (struct test_edit){ names[i], 0100644, "v = 1\n", 0 };
+	}
+	const char *pb[] = { b };
+	test_repo_commit(&t, c, NULL, "C", pb, 1, many, 1500);
+	cr_assert_eq(selector_changes_from_git(&s, t.dir, b, c, NULL), 0, "%s", err_last());
+	cr_assert_eq(s->n_files, 1500, "%zu files", s->n_files);
+	selector_change_set_destroy(s);
+	cr_assert_eq(selector_changes_from_git(&s, t.dir, a, a, NULL), 0, "%s", err_last());
+	cr_assert_eq(s->n_files, 0, "the same tree: %zu files", s->n_files);
+	selector_change_set_destroy(s);
+	test_repo_destroy(&t);
+}
