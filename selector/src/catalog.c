@@ -10,6 +10,9 @@
 #include "catalog_internal.h"
 #include "common/err.h"
 #include "common/limits.h"
+
+/* More paths differing from the newest kept catalog's tree and a catalog walks its tree. */
+#define CATALOG_DERIVE_PATHS_MAX 2048
 #include "treediff.h"
 
 struct cache_entry {
@@ -26,9 +29,13 @@ struct catalog_cache {
 	size_t scans;
 	char *dir; /* the on-disk cache, or NULL */
 	size_t disk_hits, disk_writes;
-	struct catalog *trees[CATALOG_TREES_MAX]; /* whole catalogs by tree id, oldest first */
+	struct tree_slot {
+		char id[41];
+		struct catalog *cat; /* a reference; two slots may hold the same catalog */
+	} trees[CATALOG_TREES_MAX];  /* whole catalogs by root tree id, oldest first */
 	size_t n_trees, max_trees;
 	size_t tree_hits;
+	size_t derived; /* catalogs made from a kept one and a tree diff, not a walk */
 	struct impact_source *source; /* stage 2's latest source graph (a reference) */
 };
 
@@ -48,7 +55,7 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n_trees; i++)
-		selector_catalog_destroy(c->trees[i]);
+		selector_catalog_destroy(c->trees[i].cat);
 	impact__source_release(c->source);
 	for (size_t i = 0; i < c->n; i++) {
 		if (!c->entries[i]->from_disk)
@@ -101,11 +108,16 @@ size_t selector_catalog_cache_tree_hits(const struct catalog_cache *c)
 	return c->tree_hits;
 }
 
+size_t selector_catalog_cache_derived(const struct catalog_cache *c)
+{
+	return c->derived;
+}
+
 void selector_catalog_cache_set_trees(struct catalog_cache *c, size_t n)
 {
 	c->max_trees = n < CATALOG_TREES_MAX ? n : CATALOG_TREES_MAX;
 	while (c->n_trees > c->max_trees) {
-		selector_catalog_destroy(c->trees[0]);
+		selector_catalog_destroy(c->trees[0].cat);
 		memmove(c->trees, c->trees + 1, (c->n_trees - 1) * sizeof(*c->trees));
 		c->n_trees--;
 	}
@@ -115,25 +127,26 @@ void selector_catalog_cache_set_trees(struct catalog_cache *c, size_t n)
 static struct catalog *tree_get(struct catalog_cache *c, const char *id)
 {
 	for (size_t i = 0; i < c->n_trees; i++) {
-		struct catalog_priv *priv = c->trees[i]->priv_;
-		if (strcmp(priv->tree_id, id) == 0) {
-			priv->refs++;
+		if (strcmp(c->trees[i].id, id) == 0) {
+			((struct catalog_priv *)c->trees[i].cat->priv_)->refs++;
 			c->tree_hits++;
-			return c->trees[i];
+			return c->trees[i].cat;
 		}
 	}
 	return NULL;
 }
 
-/* Keeps a reference to `cat` in the cache, dropping the oldest one when full. */
-static void tree_put(struct catalog_cache *c, struct catalog *cat)
+/* Keeps a reference to `cat` in the cache as the catalog of tree `id`, dropping the oldest one
+ * when full. */
+static void tree_put(struct catalog_cache *c, const char *id, struct catalog *cat)
 {
 	if (!c->max_trees)
 		return;
 	selector_catalog_cache_set_trees(c, c->max_trees - 1);
 	c->max_trees++;
 	((struct catalog_priv *)cat->priv_)->refs++;
-	c->trees[c->n_trees++] = cat;
+	memcpy(c->trees[c->n_trees].id, id, 41);
+	c->trees[c->n_trees++].cat = cat;
 }
 
 static int blob_parse(struct cache_entry *e, enum catalog_file_kind kind, const char *path,
@@ -279,6 +292,35 @@ struct walk {
 	int rc;
 };
 
+/* Appends the file of interest `path` (blob `id`) to the catalog, its blob read through the
+ * cache. 0, or a negative code (also in w->rc). */
+static int add_file(struct walk *w, const char *path, size_t pl, const git_oid *id,
+		    enum catalog_file_kind kind)
+{
+	if (w->cat->n_files >= CATALOG_FILES_MAX)
+		return w->rc = err_set(ERR_LIMIT, "catalog: more than %d files of interest",
+				       CATALOG_FILES_MAX);
+	void *p = scan__grow(w->cat->files, w->cat->n_files, &w->cap, sizeof(*w->cat->files));
+	if (!p)
+		return w->rc = err_set(ERR_NOMEM, "catalog files");
+	w->cat->files = p;
+	struct catalog_file *f = &w->cat->files[w->cat->n_files];
+	*f = (struct catalog_file){ .kind = kind };
+	f->path = scan__strndup(&w->priv->arena, path, pl);
+	if (kind == CATALOG_SOURCE) {
+		f->module = module_of(&w->priv->arena, path);
+		f->opdb = selector_catalog_is_opdb(path);
+	}
+	if (!f->path || (kind == CATALOG_SOURCE && !f->module))
+		return w->rc = err_set(ERR_NOMEM, "catalog path");
+	git_oid_tostr(f->blob_id, sizeof(f->blob_id), id);
+	w->rc = cache_get(&f->blob, w->cache, w->repo, id, kind, f->path, f->module);
+	if (w->rc)
+		return w->rc;
+	w->cat->n_files++;
+	return 0;
+}
+
 static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 {
 	struct walk *w = payload;
@@ -289,35 +331,90 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 	enum catalog_file_kind kind;
 	if (pl < 0 || (size_t)pl >= sizeof(path) || !file_kind(path, &kind))
 		return 0;
-	if (w->cat->n_files >= CATALOG_FILES_MAX) {
-		w->rc = err_set(ERR_LIMIT, "catalog: more than %d files of interest",
-				CATALOG_FILES_MAX);
-		return -1;
-	}
+	return add_file(w, path, (size_t)pl, git_tree_entry_id(entry), kind) ? -1 : 0;
+}
+
+/* A copy of another catalog's file: the strings into this catalog's arena, the blob shared. */
+static int copy_file(struct walk *w, const struct catalog_file *src)
+{
+	if (w->cat->n_files >= CATALOG_FILES_MAX)
+		return err_set(ERR_LIMIT, "catalog: more than %d files of interest",
+			       CATALOG_FILES_MAX);
 	void *p = scan__grow(w->cat->files, w->cat->n_files, &w->cap, sizeof(*w->cat->files));
-	if (!p) {
-		w->rc = err_set(ERR_NOMEM, "catalog files");
-		return -1;
-	}
+	if (!p)
+		return err_set(ERR_NOMEM, "catalog files");
 	w->cat->files = p;
 	struct catalog_file *f = &w->cat->files[w->cat->n_files];
-	*f = (struct catalog_file){ .kind = kind };
-	f->path = scan__strndup(&w->priv->arena, path, (size_t)pl);
-	if (kind == CATALOG_SOURCE) {
-		f->module = module_of(&w->priv->arena, path);
-		f->opdb = selector_catalog_is_opdb(path);
-	}
-	if (!f->path || (kind == CATALOG_SOURCE && !f->module)) {
-		w->rc = err_set(ERR_NOMEM, "catalog path");
-		return -1;
-	}
-	git_oid_tostr(f->blob_id, sizeof(f->blob_id), git_tree_entry_id(entry));
-	w->rc = cache_get(&f->blob, w->cache, w->repo, git_tree_entry_id(entry), kind, f->path,
-			  f->module);
-	if (w->rc)
-		return -1;
+	*f = *src;
+	f->path = scan__strndup(&w->priv->arena, src->path, strlen(src->path));
+	f->module =
+	    src->module ? scan__strndup(&w->priv->arena, src->module, strlen(src->module)) : NULL;
+	if (!f->path || (src->module && !f->module))
+		return err_set(ERR_NOMEM, "catalog path");
 	w->cat->n_files++;
 	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The catalog of `tree` from `prev`'s (another tree's, of the same repository) and the paths
+ * that differ between the two trees, without walking the whole tree: 0 done (*same when no
+ * file of interest differs: the caller may share `prev`), 1 when the trees differ in more than
+ * CATALOG_DERIVE_PATHS_MAX paths or prev's tree cannot be read (walk instead), or a negative
+ * code. Files come out sorted by path. */
+static int derive(struct walk *w, const struct catalog *prev, git_tree *tree, bool *same)
+{
+	const struct catalog_priv *pp = prev->priv_;
+	git_oid pid;
+	git_tree *ptree = NULL;
+	if (git_oid_fromstr(&pid, pp->tree_id) < 0 || git_tree_lookup(&ptree, w->repo, &pid) < 0)
+		return 1;
+	struct treediff td = { .max = CATALOG_DERIVE_PATHS_MAX };
+	int rc = treediff__paths(&td, w->repo, ptree, tree);
+	git_tree_free(ptree);
+	if (rc) {
+		treediff__free(&td);
+		return rc == ERR_NOMEM ? rc : 1;
+	}
+	enum catalog_file_kind kind;
+	size_t k = 0;
+	for (size_t i = 0; i < td.n; i++) {
+		if (file_kind(td.paths[i], &kind))
+			td.paths[k++] = td.paths[i];
+		else
+			free(td.paths[i]);
+	}
+	td.n = k;
+	*same = k == 0;
+	if (k > 1)
+		qsort(td.paths, k, sizeof(*td.paths), cmp_str);
+	size_t i = 0, j = 0;
+	while (!rc && !*same && (i < prev->n_files || j < td.n)) {
+		int c = i >= prev->n_files ? 1
+			: j >= td.n        ? -1
+					   : strcmp(prev->files[i].path, td.paths[j]);
+		if (c < 0) {
+			rc = copy_file(w, &prev->files[i++]);
+			continue;
+		}
+		if (c == 0)
+			i++; /* changed or gone: read from the tree */
+		const char *path = td.paths[j++];
+		while (j < td.n && strcmp(td.paths[j], path) == 0)
+			j++; /* a type change lists a path twice */
+		git_tree_entry *e = NULL;
+		if (git_tree_entry_bypath(&e, tree, path) == 0) {
+			if (git_tree_entry_type(e) == GIT_OBJECT_BLOB && file_kind(path, &kind))
+				rc = add_file(w, path, strlen(path), git_tree_entry_id(e), kind);
+			git_tree_entry_free(e);
+		}
+	}
+	treediff__free(&td);
+	err_clear();
+	return rc;
 }
 
 static int cmp_file(const void *a, const void *b)
@@ -380,8 +477,31 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 		git_oid_tostr(priv->tree_id, sizeof(priv->tree_id), git_tree_id(tree));
 		shared = tree_get(cache, priv->tree_id);
 	}
-	if (!rc && tree && !shared) {
-		struct walk w = { cat, priv, cache, repo, 0, 0 };
+	bool derived = false;
+	struct walk w = { cat, priv, cache, repo, 0, 0 };
+	if (!rc && tree && !shared && cache->n_trees) {
+		/* From the newest catalog kept: the previous commit's, in the daemon's order. */
+		struct catalog *prev = cache->trees[cache->n_trees - 1].cat;
+		bool same = false;
+		int d = derive(&w, prev, tree, &same);
+		if (d < 0) {
+			rc = d;
+		} else if (d == 0 && same) {
+			shared = prev; /* no file of interest differs: the same catalog */
+			((struct catalog_priv *)prev->priv_)->refs++;
+			tree_put(cache, priv->tree_id, prev);
+			cache->derived++;
+		} else if (d == 0) {
+			derived = true;
+			cache->derived++;
+		} else {
+			free(cat->files);
+			cat->files = NULL;
+			cat->n_files = 0;
+			w.cap = 0;
+		}
+	}
+	if (!rc && tree && !shared && !derived) {
 		if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w) != 0)
 			rc = w.rc ? w.rc
 				  : err_set(ERR_GENERIC, "%s: tree walk: %s", repo_dir,
@@ -396,7 +516,7 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 		return 0;
 	}
 	if (!rc) {
-		if (cat->n_files)
+		if (cat->n_files && !derived)
 			qsort(cat->files, cat->n_files, sizeof(*cat->files), cmp_file);
 		rc = catalog__extract_tests(cat, priv);
 	}
@@ -405,7 +525,7 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 		return rc;
 	}
 	if (priv->tree_id[0])
-		tree_put(cache, cat);
+		tree_put(cache, priv->tree_id, cat);
 	*out = cat;
 	return 0;
 }

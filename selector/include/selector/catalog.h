@@ -111,6 +111,10 @@ size_t selector_catalog_cache_scans(const struct catalog_cache *cache);
 void selector_catalog_cache_set_trees(struct catalog_cache *cache, size_t n);
 /* Builds that returned a whole catalog by tree id instead of walking the tree. */
 size_t selector_catalog_cache_tree_hits(const struct catalog_cache *cache);
+/* Builds that started from the newest kept catalog and the paths where its tree and the new
+ * one differ (at most a few thousand) instead of walking the tree; when no file of interest
+ * differs, the kept catalog itself is returned (and kept under the new tree id too). */
+size_t selector_catalog_cache_derived(const struct catalog_cache *cache);
 
 /* Backs the cache with the directory `dir` (created when missing; its parent must exist), so
  * that another process re-scans only the blobs it has not seen: a blob missing from memory is

@@ -1,8 +1,9 @@
 /* Stage 2's reuse across commits must not change a single answer: over consecutive commits of a
  * generated history (each base the previous head, as the daemon sees them), the impact result
- * computed with the catalogs and the call graph kept from the previous commit (the head's graph
- * laid over the base's) equals the result computed from scratch, candidate by candidate, reason
- * by reason. The test also checks that the reuse really happened. */
+ * computed with the catalogs and the call graph kept from the previous commit (the head's catalog
+ * derived from the previous one and a tree diff, its graph laid over the base's) equals the
+ * result computed from scratch, file by file, test by test, candidate by candidate, reason by
+ * reason. The test also checks that the reuse really happened. */
 #define _XOPEN_SOURCE 700 /* nftw() */
 #include <criterion/criterion.h>
 #include <ftw.h>
@@ -52,8 +53,32 @@ static size_t first_parents(const char *dir, char (*ids)[41], size_t cap)
 	return n;
 }
 
+/* Two catalogs of the same revision, file by file and test by test. */
+static void same_catalog(const struct catalog *a, const struct catalog *b, const char *commit)
+{
+	cr_assert_eq(a->n_files, b->n_files, "%s: %zu files kept, %zu fresh", commit, a->n_files,
+		     b->n_files);
+	for (size_t i = 0; i < a->n_files; i++) {
+		const struct catalog_file *x = &a->files[i], *y = &b->files[i];
+		cr_assert_str_eq(x->path, y->path, "%s: file %zu", commit, i);
+		cr_assert_str_eq(x->blob_id, y->blob_id, "%s: %s", commit, x->path);
+		cr_assert(x->kind == y->kind && x->opdb == y->opdb, "%s: %s", commit, x->path);
+		cr_assert_str_eq(x->module ? x->module : "", y->module ? y->module : "", "%s: %s",
+				 commit, x->path);
+	}
+	cr_assert_eq(a->n_tests, b->n_tests, "%s: tests", commit);
+	for (size_t i = 0; i < a->n_tests; i++) {
+		cr_assert_str_eq(a->tests[i].id, b->tests[i].id, "%s: test %zu", commit, i);
+		cr_assert_eq(a->tests[i].body_hash, b->tests[i].body_hash, "%s: %s", commit,
+			     a->tests[i].id);
+		cr_assert(selector_catalog_test(a, b->tests[i].id) == &a->tests[i], "%s: %s index",
+			  commit, a->tests[i].id);
+	}
+}
+
 static struct impact_result *run(const char *dir, const char *base, const char *head,
-				 struct catalog_cache *cache, int *reused, size_t *over)
+				 struct catalog_cache *cache, int *reused, size_t *over,
+				 struct catalog **head_out)
 {
 	struct change_set *cs;
 	cr_assert_eq(selector_changes_from_git(&cs, dir, base, head, NULL), 0, "%s", err_last());
@@ -64,7 +89,7 @@ static struct impact_result *run(const char *dir, const char *base, const char *
 	cr_assert_eq(selector_impact_run(&r, cs, cb, ch, NULL), 0, "%s", err_last());
 	*reused = selector_impact_graph_reused(ch, over);
 	selector_catalog_destroy(cb);
-	selector_catalog_destroy(ch);
+	*head_out = ch;
 	selector_change_set_destroy(cs);
 	return r;
 }
@@ -107,11 +132,16 @@ Test(impact_reuse, consecutive_commits_equal_fresh_builds, .timeout = 240)
 	for (size_t i = 1; i < n; i++) {
 		int rw, rc;
 		size_t over_w, over_c;
-		struct impact_result *a = run(dir, ids[i - 1], ids[i], warm, &rw, &over_w);
+		struct catalog *cw, *cc;
+		struct impact_result *a = run(dir, ids[i - 1], ids[i], warm, &rw, &over_w, &cw);
 		struct catalog_cache *cold; /* a new one each time: nothing kept, nothing shared */
 		cr_assert_eq(selector_catalog_cache_create(&cold, 0), 0);
-		struct impact_result *b = run(dir, ids[i - 1], ids[i], cold, &rc, &over_c);
-			same(a, b, ids[i]);
+		struct impact_result *b = run(dir, ids[i - 1], ids[i], cold, &rc, &over_c, &cc);
+		same(a, b, ids[i]);
+		same_catalog(cw, cc, ids[i]);
+		selector_catalog_destroy(cw);
+		selector_catalog_destroy(cc);
+		selector_catalog_cache_destroy(cold);
 		cr_assert_neq(rc, 1, "%s: a fresh build reported reuse", ids[i]);
 		if (rw >= 0)
 			symbol_runs++;
@@ -127,9 +157,12 @@ Test(impact_reuse, consecutive_commits_equal_fresh_builds, .timeout = 240)
 	cr_assert_gt(overlaid, symbol_runs / 2, "%zu of %zu graphs reused", overlaid, symbol_runs);
 	cr_assert_gt(with_files, overlaid / 4, "%zu of %zu reused graphs had an overlay",
 		     with_files, overlaid);
-	printf("impact_reuse: %zu commits, %zu graphs built, %zu laid over the base's (%zu with an "
-	       "overlay of changed files)\n",
-	       n - 1, symbol_runs, overlaid, with_files);
+	/* Head catalogs come from the previous one and a tree diff, not a walk. */
+	cr_assert_gt(selector_catalog_cache_derived(warm), n / 2, "%zu of %zu catalogs derived",
+		     selector_catalog_cache_derived(warm), n);
+	printf("impact_reuse: %zu commits, %zu catalogs derived, %zu graphs built, %zu laid over "
+	       "the base's (%zu with an overlay of changed files)\n",
+	       n - 1, selector_catalog_cache_derived(warm), symbol_runs, overlaid, with_files);
 	selector_catalog_cache_destroy(warm);
 	cr_assert_eq(nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS), 0);
 }
