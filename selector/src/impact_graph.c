@@ -296,6 +296,34 @@ static int file_edges(struct impact_source *g, const struct strmap *alias,
 	return rc;
 }
 
+/* Files name `idx` under each of its dotted prefixes (itself included): "a.b.c" under "a",
+ * "a.b" and "a.b.c", so that a run finds the names a changed symbol reaches by looking the
+ * symbol up, rather than every name's prefixes in the run's closure. */
+static int prefix_index(struct impact_source *g, const char *name, uint32_t idx)
+{
+	size_t len = strlen(name);
+	for (size_t cut = 1; cut <= len; cut++) {
+		if (cut != len && name[cut] != '.')
+			continue;
+		intptr_t head = -1;
+		const char *key = name;
+		if (cut != len) {
+			if (!(key = scan__strndup(&g->arena, name, cut)))
+				return ERR_NOMEM;
+		}
+		bool known = strmap_get(&g->by_prefix, key, &head);
+		void *p = scan__grow(g->links, g->n_links, &g->links_cap, sizeof(*g->links));
+		if (!p)
+			return ERR_NOMEM;
+		g->links = p;
+		g->links[g->n_links] =
+		    (struct name_link){ idx, known ? (uint32_t)head : UINT32_MAX };
+		if (strmap_put(&g->by_prefix, key, (intptr_t)g->n_links++))
+			return ERR_NOMEM;
+	}
+	return 0;
+}
+
 /* The index of `use` resolved (without module-level names, as a test's use is), memoised by
  * the use as written: the same dotted names recur across tens of thousands of tests. */
 static int name_index(struct impact_source *g, const char *use, uint32_t *out)
@@ -316,7 +344,7 @@ static int name_index(struct impact_source *g, const char *use, uint32_t *out)
 		g->names = p;
 		v = (intptr_t)g->n_names;
 		g->names[g->n_names++] = k;
-		if (strmap_put(&g->by_name, k, v))
+		if (strmap_put(&g->by_name, k, v) || prefix_index(g, k, (uint32_t)v))
 			return ERR_NOMEM;
 	}
 	const char *ku = scan__strndup(&g->arena, use, strlen(use));
@@ -376,6 +404,8 @@ void impact__source_release(struct impact_source *g)
 	strmap_free(&g->by_use);
 	strmap_free(&g->by_name);
 	strmap_free(&g->blocks);
+	strmap_free(&g->by_prefix);
+	free(g->links);
 	scan__arena_free(&g->arena);
 	free(g);
 }
@@ -616,25 +646,9 @@ static int closure(struct ictx *x)
 	return rc;
 }
 
-/* The smallest distance of `sym` or of any of its dotted prefixes in the closure, or -1. */
-static long hit(const struct ictx *x, char *sym)
-{
-	long best = -1;
-	size_t len = strlen(sym);
-	for (size_t cut = len; cut > 0; cut--) {
-		if (cut != len && sym[cut] != '.')
-			continue;
-		char save = sym[cut];
-		sym[cut] = 0;
-		intptr_t d;
-		if (strmap_get(&x->impacted, sym, &d) && (best < 0 || d < best))
-			best = (long)d;
-		sym[cut] = save;
-	}
-	return best;
-}
-
-/* The tests whose resolved uses reach the closure: the first use of the smallest distance. */
+/* The tests whose resolved uses reach the closure: the first use of the smallest distance.
+ * A name's distance is the smallest of its dotted prefixes' (itself included) in the closure:
+ * each closure symbol's names are found through the prefix index. */
 static int tests_signal(struct ictx *x)
 {
 	const struct impact_graph *g = x->graph;
@@ -642,10 +656,24 @@ static int tests_signal(struct ictx *x)
 	long *dist = NULL;
 	if (s->n_names && !(dist = malloc(s->n_names * sizeof(*dist))))
 		return err_set(ERR_NOMEM, "impact: %zu distances", s->n_names);
-	char buf[1024];
-	for (size_t k = 0; k < s->n_names; k++) {
-		snprintf(buf, sizeof(buf), "%s", s->names[k]);
-		dist[k] = hit(x, buf);
+	for (size_t k = 0; k < s->n_names; k++)
+		dist[k] = -1;
+	bool any = false;
+	for (size_t k = 0; k < x->impacted.cap; k++) {
+		const struct strmap_slot *sl = &x->impacted.slots[k];
+		intptr_t head;
+		if (!sl->key || !strmap_get(&s->by_prefix, sl->key, &head))
+			continue;
+		for (uint32_t l = (uint32_t)head; l != UINT32_MAX; l = s->links[l].next) {
+			long *d = &dist[s->links[l].name];
+			if (*d < 0 || (long)sl->value < *d)
+				*d = (long)sl->value;
+			any = true;
+		}
+	}
+	if (!any) {
+		free(dist);
+		return 0;
 	}
 	int rc = 0;
 	for (size_t i = 0; i < x->head->n_tests && !rc; i++) {

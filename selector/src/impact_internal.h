@@ -28,6 +28,11 @@ struct use_block {
 	uint32_t *names;
 };
 
+/* One name filed under one of its dotted prefixes; next: the prefix's next link, or UINT32_MAX. */
+struct name_link {
+	uint32_t name, next;
+};
+
 struct source_file {
 	const char *path, *blob_id;   /* copies */
 	const struct scan_file *scan; /* the cache's (outlives every catalog); NULL: unscanned */
@@ -48,9 +53,12 @@ struct impact_source {
 	size_t n_callers, callers_cap;
 	const char **names; /* distinct resolved uses of tests */
 	size_t n_names, names_cap;
-	struct strmap by_use;  /* a use as written -> index in names */
-	struct strmap by_name; /* a resolved name -> index in names */
-	struct strmap blocks;  /* test blob id -> struct use_block * */
+	struct strmap by_use;    /* a use as written -> index in names */
+	struct strmap by_name;   /* a resolved name -> index in names */
+	struct strmap blocks;    /* test blob id -> struct use_block * */
+	struct strmap by_prefix; /* a dotted prefix of names -> its first link */
+	struct name_link *links;
+	size_t n_links, links_cap;
 };
 
 /* At most this many changed source files are laid over a shared source graph; more, or a change
