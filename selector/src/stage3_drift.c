@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog_internal.h"
 #include "common/err.h"
 #include "select_internal.h"
 
@@ -84,24 +85,109 @@ static size_t count_names(const struct spec_set *set)
 	return n;
 }
 
-static int mark_used(struct ptrset *used, const struct spec_resolver *resolver,
-		     const struct select_stage3_opts *o, struct spec_decision *d)
+struct select_drift_memo {
+	const struct spec_set *set;
+	const struct spec_resolver *resolver;
+	struct strmap ids; /* id (arena copy) -> struct memo_entry * */
+	struct arena arena;
+	size_t resolved, hits;
+};
+
+/* The spec names one id marks used. */
+struct memo_entry {
+	size_t n;
+	const void *names[];
+};
+
+int selector_drift_memo_create(struct select_drift_memo **out, const struct spec_set *set,
+			       const struct spec_resolver *resolver)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return err_set(ERR_NOMEM, "drift memo");
+	(*out)->set = set;
+	(*out)->resolver = resolver;
+	return 0;
+}
+
+static void memo_clear(struct select_drift_memo *m)
+{
+	strmap_free(&m->ids);
+	scan__arena_free(&m->arena);
+}
+
+void selector_drift_memo_destroy(struct select_drift_memo *m)
+{
+	if (!m)
+		return;
+	memo_clear(m);
+	free(m);
+}
+
+void selector_drift_memo_counts(const struct select_drift_memo *m, size_t *resolved, size_t *hits)
+{
+	*resolved = m ? m->resolved : 0;
+	*hits = m ? m->hits : 0;
+}
+
+/* Remembers the names `d` marked for `id`; a failure only loses the memo's help. */
+static void memo_put(struct select_drift_memo *m, const char *id, const struct spec_decision *d)
+{
+	if (m->ids.n >= SELECT_DRIFT_MEMO_MAX)
+		memo_clear(m);
+	size_t n = 0;
+	for (size_t e = 0; e < d->n_entries; e++) {
+		enum spec_role r = d->entries[e].role;
+		n +=
+		    r == SPEC_ROLE_ENTRY || r == SPEC_ROLE_SHADOWED || r == SPEC_ROLE_LABEL_DROPPED;
+	}
+	struct memo_entry *me = scan__alloc(&m->arena, sizeof(*me) + n * sizeof(me->names[0]));
+	const char *key = scan__strndup(&m->arena, id, strlen(id));
+	if (!me || !key)
+		return;
+	for (size_t e = 0; e < d->n_entries; e++) {
+		enum spec_role r = d->entries[e].role;
+		if (r == SPEC_ROLE_ENTRY || r == SPEC_ROLE_SHADOWED || r == SPEC_ROLE_LABEL_DROPPED)
+			me->names[me->n++] = d->entries[e].what;
+	}
+	(void)strmap_put(&m->ids, key, (intptr_t)me);
+}
+
+static int mark_used(struct ptrset *used, const struct spec_set *set,
+		     const struct spec_resolver *resolver, const struct select_stage3_opts *o,
+		     struct spec_decision *d)
 {
 	const char *const *ids = o->catalog_ids;
 	size_t n = o->n_catalog;
+	struct select_drift_memo *m = o->drift_memo;
+	if (m && (m->set != set || m->resolver != resolver))
+		m = NULL; /* bound to other specs: of no use here */
 	for (size_t i = 0; i < n; i++) {
 		if (o->progress && ((i + 1) % SELECT_PROGRESS_EVERY == 0 || i + 1 == n))
 			o->progress(o->progress_ctx, "spec drift", i + 1, n);
+		intptr_t v;
+		if (m && strmap_get(&m->ids, ids[i], &v)) {
+			const struct memo_entry *me = (const struct memo_entry *)v;
+			for (size_t k = 0; k < me->n; k++)
+				ptrset_add(used, me->names[k]);
+			m->hits++;
+			continue;
+		}
 		int rc = testspecs_resolver_resolve(resolver, ids[i], NULL, d);
-		if (rc == ERR_INVAL)
-			continue; /* not a test id: matches nothing */
-		if (rc < 0)
+		if (rc == ERR_INVAL) {
+			d->n_entries = 0; /* not a test id: matches nothing */
+		} else if (rc < 0) {
 			return err_prefix("stage 3: drift, resolving '%s': ", ids[i]);
+		}
 		for (size_t e = 0; e < d->n_entries; e++) {
 			enum spec_role r = d->entries[e].role;
 			if (r == SPEC_ROLE_ENTRY || r == SPEC_ROLE_SHADOWED ||
 			    r == SPEC_ROLE_LABEL_DROPPED)
 				ptrset_add(used, d->entries[e].what);
+		}
+		if (m) {
+			m->resolved++;
+			memo_put(m, ids[i], d);
 		}
 	}
 	return 0;
@@ -137,7 +223,7 @@ int select__stale_drift(struct select_report *rep, const struct spec_set *set,
 	int rc = ptrset_init(&used, count_names(set));
 	if (rc < 0)
 		return rc;
-	rc = mark_used(&used, resolver, opts, d);
+	rc = mark_used(&used, set, resolver, opts, d);
 	for (size_t f = 0; f < set->n_files && rc == 0; f++) {
 		const struct spec_file *file = &set->files[f];
 		if (strstr(file->path.s, "${TORCH_DEVICE_ROOT}"))

@@ -51,6 +51,7 @@ struct env {
 	bool have_git;
 	struct spec_set *specs;
 	struct spec_resolver *resolver;
+	struct select_drift_memo *memo; /* stale drift kept across runs (3b only), or NULL */
 };
 
 static void die(const char *what)
@@ -224,7 +225,9 @@ static void select_range(const struct env *e, struct catalog_cache *cache, const
 	selector_report_set_front(&rep, f.head->n_tests, cs->n_files, f.n_cands);
 	if (f.impact->fallback)
 		selector_report_set_fallback(&rep, f.impact->fallback_reason);
-	struct select_stage3_opts o3 = { .catalog_ids = f.ids, .n_catalog = f.head->n_tests };
+	struct select_stage3_opts o3 = { .catalog_ids = f.ids,
+					 .n_catalog = f.head->n_tests,
+					 .drift_memo = e->memo };
 	if (selector_stage3_run(&rep, e->specs, e->resolver, f.cands, f.n_cands, &o3) != 0)
 		die("stage 3");
 	part[3] = clock_elapsed_s(t, t1 = clock_mono_ns());
@@ -389,8 +392,11 @@ int main(int argc, char **argv)
 
 	/* 3b. Reuse, as the daemon selects: whole catalogs shared by tree id and stage 2's graph
 	 * kept with its head catalog. The same commit twice (the second is timed), then the chain
-	 * oldest first, each base catalog the previous selection's head (the oldest is untimed). */
+	 * oldest first, each base catalog the previous selection's head (the oldest is untimed).
+	 * Stale drift keeps what it resolved of each test id (with the same specs). */
 	selector_catalog_cache_set_trees(cache, CATALOG_TREES_MAX);
+	if (selector_drift_memo_create(&e.memo, e.specs, e.resolver) != 0)
+		die("drift memo");
 	struct sel_out so;
 	double reuse_part[5] = { 0 }, seq[WARM_COMMITS] = { 0 };
 	select_range(&e, cache, chain[1], chain[0], &so);
@@ -425,7 +431,11 @@ int main(int argc, char **argv)
 			       fs[n_warm / 2], 0, 0.1 };
 	struct figure smax = { "next commit (reuse, worst)", n_seq ? seq[seq_worst] : 0, floor[wi],
 			       floor_names[wi], 0.1 };
-	size_t tree_hits = selector_catalog_cache_tree_hits(cache);
+	size_t tree_hits = selector_catalog_cache_tree_hits(cache),
+	       derived = selector_catalog_cache_derived(cache), memo_resolved, memo_hits;
+	selector_drift_memo_counts(e.memo, &memo_resolved, &memo_hits);
+	selector_drift_memo_destroy(e.memo);
+	e.memo = NULL;
 	selector_catalog_cache_destroy(cache);
 
 	/* 5. The on-disk cache: one cache writes HEAD's blobs, a second one (another process, as
@@ -486,7 +496,10 @@ int main(int argc, char **argv)
 		print_figure(&same, true, false);
 		print_figure(&smed, true, false);
 		print_figure(&smax, true, false);
-		printf("\"reuse_tree_hits\": %zu, ", tree_hits);
+		printf(
+		    "\"reuse_tree_hits\": %zu, \"reuse_derived\": %zu, \"reuse_drift_resolved\": "
+		    "%zu, \"reuse_drift_hits\": %zu, ",
+		    tree_hits, derived, memo_resolved, memo_hits);
 		print_figure(&rng, true, false);
 		print_figure(&disk, true, false);
 		printf(
@@ -528,8 +541,9 @@ int main(int argc, char **argv)
 		print_figure(&smed, false, false);
 		print_figure(&smax, false, false);
 		printf("  %zu commits oldest first, each base the previous head; %zu catalogs "
-		       "reused by tree id in 3b\n  mean of the parts:",
-		       n_seq, tree_hits);
+		       "reused by tree id, %zu derived from the previous one; stale drift resolved "
+		       "%zu ids, found %zu in its memo\n  mean of the parts:",
+		       n_seq, tree_hits, derived, memo_resolved, memo_hits);
 		for (int k = 0; k < 5; k++)
 			printf(" %s %.1f ms%s", part_names[k],
 			       n_seq ? reuse_part[k] / n_seq * 1e3 : 0, k < 4 ? "," : "\n");

@@ -129,10 +129,16 @@ const struct select_test *selector_report_find(const struct select_report *rep, 
 
 /* ---- stage 3 ---- */
 
+struct select_drift_memo;
+
 struct select_stage3_opts {
 	const char *tier;               /* spec label to resolve under; NULL: any */
 	const char *const *catalog_ids; /* every test id at head, for stale drift; may be NULL */
 	size_t n_catalog;
+	/* Optional: what stale drift learnt of each id in earlier runs with the same specs and
+	 * resolver (an id's resolution depends on nothing else), so that a run resolves only
+	 * the ids it has not seen. NULL: every id is resolved. */
+	struct select_drift_memo *drift_memo;
 	const char *smoke_label; /* labels that make a test smoke; NULL: "smoke" */
 	/* Called now and then with the items done of a step ("resolving candidates", "drift"). */
 	void (*progress)(void *ctx, const char *what, size_t done, size_t total);
@@ -145,6 +151,17 @@ struct select_stage3_opts {
 int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 			const struct spec_resolver *resolver, const struct select_candidate *cands,
 			size_t n_cands, const struct select_stage3_opts *opts);
+
+/* A memo for stale drift bound to one spec set and its resolver (both must outlive it; a run
+ * with another set or resolver ignores it). Keeps at most SELECT_DRIFT_MEMO_MAX ids (then it
+ * starts again). Not thread-safe: one per worker. */
+#define SELECT_DRIFT_MEMO_MAX 2000000
+int selector_drift_memo_create(struct select_drift_memo **out, const struct spec_set *set,
+			       const struct spec_resolver *resolver);
+void selector_drift_memo_destroy(struct select_drift_memo *memo);
+/* Ids resolved through the memo since it was created, and those found in it. */
+void selector_drift_memo_counts(const struct select_drift_memo *memo, size_t *resolved,
+				size_t *hits);
 
 /* ---- stage 4 ---- */
 

@@ -147,6 +147,64 @@ Test(stage3, drift_stale_entries)
 	teardown(&f);
 }
 
+/* The drift memo answers from what earlier runs resolved: the same stale entries, with the ids
+ * resolved once; a catalog that changed (a test gone) is answered right; a memo bound to other
+ * specs is not used. */
+Test(stage3, drift_memo_resolves_each_id_once)
+{
+	static const char *const catalog[] = {
+		"test/test_a.py::TestA::test_one",
+		"test/test_a.py::TestA::test_skipped",
+		"test/test_a.py::TestA::test_kern",
+		"test/test_a.py::TestA::test_regex",
+		"test/test_b.py::TestB::test_listed",
+		"test/test_a.py::TestA::test_gone",
+		"not an id",
+	};
+	struct fixture f;
+	setup(&f);
+	struct select_drift_memo *m;
+	cr_assert_eq(selector_drift_memo_create(&m, f.set, f.res), 0);
+	struct select_stage3_opts o = { .catalog_ids = catalog, .n_catalog = 7, .drift_memo = m };
+	size_t resolved, hits;
+	for (int run = 0; run < 3; run++) {
+		/* Runs 0 and 1 see test_gone, run 2 does not (it was removed upstream). */
+		o.n_catalog = run < 2 ? 7 : 5;
+		struct select_report rep;
+		selector_report_init(&rep);
+		cr_assert_eq(selector_stage3_run(&rep, f.set, f.res, cands, 1, &o), 0, "%s",
+			     err_last());
+		size_t stale = 0;
+		bool gone_stale = false;
+		for (size_t i = 0; i < rep.n_drift; i++) {
+			if (rep.drift[i].kind != SELECT_DRIFT_STALE)
+				continue;
+			stale++;
+			gone_stale |= strcmp(rep.drift[i].test, "TestA::test_gone") == 0;
+		}
+		cr_assert_eq(stale, run < 2 ? 1 : 2, "run %d: %zu stale", run, stale);
+		cr_assert_eq(gone_stale, run == 2, "run %d", run);
+		selector_report_finish(&rep);
+		selector_drift_memo_counts(m, &resolved, &hits);
+		cr_assert_eq(resolved, 7, "run %d: %zu ids resolved", run, resolved);
+	}
+	cr_assert_eq(hits, 7 + 5, "%zu hits", hits);
+	selector_drift_memo_destroy(m);
+
+	/* Bound to another resolver: ignored, never consulted. */
+	cr_assert_eq(selector_drift_memo_create(&m, f.set, (const struct spec_resolver *)&o), 0);
+	o.drift_memo = m;
+	o.n_catalog = 7;
+	struct select_report rep;
+	selector_report_init(&rep);
+	cr_assert_eq(selector_stage3_run(&rep, f.set, f.res, cands, 1, &o), 0);
+	selector_drift_memo_counts(m, &resolved, &hits);
+	cr_assert_eq(resolved + hits, 0);
+	selector_report_finish(&rep);
+	selector_drift_memo_destroy(m);
+	teardown(&f);
+}
+
 Test(stage3, tier_drops_labelled_entries)
 {
 	struct select_stage3_opts o = { .tier = "regression" };
