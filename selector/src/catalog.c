@@ -20,6 +20,7 @@ struct cache_entry {
 	struct catalog_blob blob;
 	struct arena arena;
 	bool from_disk; /* blob.scan lives in arena (not scan_file_destroy's) */
+	bool marked;    /* in use by a live catalog or source graph (during a sweep) */
 };
 
 struct catalog_cache {
@@ -27,7 +28,10 @@ struct catalog_cache {
 	struct cache_entry **entries;
 	size_t n, cap, max;
 	size_t scans;
-	char *dir; /* the on-disk cache, or NULL */
+	size_t sweep_at; /* entries at which unused ones are dropped next */
+	size_t evicted;
+	struct catalog_priv *live; /* every catalog built through the cache and not yet freed */
+	char *dir;                 /* the on-disk cache, or NULL */
 	size_t disk_hits, disk_writes;
 	struct tree_slot {
 		char id[41];
@@ -39,12 +43,21 @@ struct catalog_cache {
 	struct impact_source *source; /* stage 2's latest source graph (a reference) */
 };
 
+static void entry_free(struct cache_entry *e)
+{
+	if (!e->from_disk)
+		scan_file_destroy(e->blob.scan);
+	scan__arena_free(&e->arena);
+	free(e);
+}
+
 int selector_catalog_cache_create(struct catalog_cache **out, size_t max_entries)
 {
 	struct catalog_cache *c = calloc(1, sizeof(*c));
 	if (!c)
 		return err_set(ERR_NOMEM, "catalog cache");
 	c->max = max_entries ? max_entries : CATALOG_CACHE_MAX;
+	c->sweep_at = c->max < CATALOG_CACHE_SWEEP_MIN ? c->max : CATALOG_CACHE_SWEEP_MIN;
 	c->max_trees = CATALOG_TREES_MAX;
 	*out = c;
 	return 0;
@@ -57,16 +70,68 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 	for (size_t i = 0; i < c->n_trees; i++)
 		selector_catalog_destroy(c->trees[i].cat);
 	impact__source_release(c->source);
-	for (size_t i = 0; i < c->n; i++) {
-		if (!c->entries[i]->from_disk)
-			scan_file_destroy(c->entries[i]->blob.scan);
-		scan__arena_free(&c->entries[i]->arena);
-		free(c->entries[i]);
-	}
+	for (size_t i = 0; i < c->n; i++)
+		entry_free(c->entries[i]);
 	free(c->entries);
 	strmap_free(&c->map);
 	free(c->dir);
 	free(c);
+}
+
+
+static void mark_key(struct catalog_cache *c, const char *blob_id, enum catalog_file_kind kind)
+{
+	char key[44];
+	snprintf(key, sizeof(key), "%.40s%c", blob_id, '0' + (int)kind);
+	intptr_t v;
+	if (strmap_get(&c->map, key, &v))
+		((struct cache_entry *)v)->marked = true;
+}
+
+/* Drops the entries that no live catalog (nor the source graphs stage 2 keeps) uses: without
+ * it a daemon's cache would grow by every blob it ever saw. Mark by blob id, sweep, and index
+ * the survivors anew. The next sweep comes when the cache has doubled. */
+static int sweep(struct catalog_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		c->entries[i]->marked = false;
+	for (const struct catalog_priv *p = c->live; p; p = p->live_next) {
+		const struct catalog *cat = p->cat;
+		for (size_t f = 0; f < cat->n_files; f++)
+			mark_key(c, cat->files[f].blob_id, cat->files[f].kind);
+		const struct impact_source *src = impact__graph_source(p->graph);
+		for (size_t f = 0; src && f < impact__source_files(src); f++)
+			mark_key(c, impact__source_blob(src, f), CATALOG_SOURCE);
+	}
+	const struct impact_source *src = c->source;
+	for (size_t f = 0; src && f < impact__source_files(src); f++)
+		mark_key(c, impact__source_blob(src, f), CATALOG_SOURCE);
+	size_t k = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->entries[i]->marked)
+			c->entries[k++] = c->entries[i];
+		else
+			entry_free(c->entries[i]);
+	}
+	c->evicted += c->n - k;
+	c->n = k;
+	strmap_free(&c->map);
+	for (size_t i = 0; i < c->n; i++)
+		if (strmap_put(&c->map, c->entries[i]->key, (intptr_t)c->entries[i]))
+			return ERR_NOMEM;
+	size_t next = 2 * c->n > CATALOG_CACHE_SWEEP_MIN ? 2 * c->n : CATALOG_CACHE_SWEEP_MIN;
+	c->sweep_at = next < c->max ? next : c->max;
+	return 0;
+}
+
+size_t selector_catalog_cache_size(const struct catalog_cache *c)
+{
+	return c->n;
+}
+
+size_t selector_catalog_cache_evicted(const struct catalog_cache *c)
+{
+	return c->evicted;
 }
 
 int selector_catalog_cache_set_dir(struct catalog_cache *c, const char *dir)
@@ -192,8 +257,13 @@ static int cache_get(const struct catalog_blob **out, struct catalog_cache *c, g
 		*out = &((struct cache_entry *)v)->blob;
 		return 0;
 	}
+	if (c->n >= c->sweep_at) {
+		int rc = sweep(c);
+		if (rc)
+			return rc;
+	}
 	if (c->n >= c->max)
-		return err_set(ERR_LIMIT, "catalog cache: more than %zu blobs", c->max);
+		return err_set(ERR_LIMIT, "catalog cache: more than %zu blobs in use", c->max);
 	struct cache_entry *e = calloc(1, sizeof(*e));
 	void *p = scan__grow(c->entries, c->n, &c->cap, sizeof(*c->entries));
 	if (!e || !p) {
@@ -469,6 +539,11 @@ int selector_catalog_build(struct catalog **out, const char *repo_dir, const cha
 	cat->priv_ = priv;
 	priv->refs = 1;
 	priv->cache = cache;
+	priv->cat = cat;
+	priv->live_next = cache->live; /* its files are in use from the first one on */
+	if (cache->live)
+		cache->live->live_prev = priv;
+	cache->live = priv;
 	git_repository *repo = NULL;
 	git_tree *tree = NULL;
 	int rc = open_tree(&repo, &tree, cat->commit_id, repo_dir, rev);
@@ -540,6 +615,12 @@ void selector_catalog_destroy(struct catalog *cat)
 		return;
 	}
 	if (priv) {
+		if (priv->live_prev)
+			priv->live_prev->live_next = priv->live_next;
+		else if (priv->cache && priv->cache->live == priv)
+			priv->cache->live = priv->live_next;
+		if (priv->live_next)
+			priv->live_next->live_prev = priv->live_prev;
 		impact__graph_destroy(priv->graph);
 		free(priv->by_id);
 		strmap_free(&priv->op_kinds);

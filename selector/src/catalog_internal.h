@@ -48,6 +48,11 @@ struct impact_source;
 void impact__graph_destroy(struct impact_graph *g);
 /* Drops a reference to a source graph (impact_graph.c). NULL: nothing. */
 void impact__source_release(struct impact_source *s);
+/* For the cache's sweep: a graph's source graph (NULL for NULL), and the blob ids of the source
+ * files whose scans a source graph points into. */
+const struct impact_source *impact__graph_source(const struct impact_graph *g);
+size_t impact__source_files(const struct impact_source *s);
+const char *impact__source_blob(const struct impact_source *s, size_t i);
 
 /* The latest source graph stage 2 built from scratch for a catalog of this cache, or NULL, so
  * that a head whose base never needed a graph can still share one. set takes a reference to `s`
@@ -60,6 +65,8 @@ struct catalog_priv {
 	size_t refs;      /* references: the caller's of selector_catalog_build, the cache's */
 	char tree_id[41]; /* the root tree, "" for the empty tree */
 	struct catalog_cache *cache; /* the cache it was built through (outlives it) */
+	struct catalog *cat;         /* the catalog this is the private part of */
+	struct catalog_priv *live_prev, *live_next; /* the cache's live catalogs */
 	/* Stage 2's import aliases, call graph and tests' resolved uses, built lazily by the first
 	 * impact run at this head (impact_graph.c) and freed with the catalog. Not thread-safe. */
 	struct impact_graph *graph;

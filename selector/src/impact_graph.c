@@ -709,6 +709,21 @@ int impact__symbols_to_tests(struct ictx *x)
 	return rc;
 }
 
+const struct impact_source *impact__graph_source(const struct impact_graph *g)
+{
+	return g ? g->src : NULL;
+}
+
+size_t impact__source_files(const struct impact_source *s)
+{
+	return s->n_files;
+}
+
+const char *impact__source_blob(const struct impact_source *s, size_t i)
+{
+	return s->files[i].blob_id;
+}
+
 int selector_impact_graph_reused(const struct catalog *head, size_t *overlay_files)
 {
 	const struct impact_graph *g = ((const struct catalog_priv *)head->priv_)->graph;

@@ -27,6 +27,8 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return remove(path);
 }
 
+#define WARM_BLOBS_MAX 260 /* the small history's catalogs hold ~150 blobs, 4 kept hold more */
+
 /* The first-parent chain from HEAD, oldest first. */
 static size_t first_parents(const char *dir, char (*ids)[41], size_t cap)
 {
@@ -126,8 +128,10 @@ Test(impact_reuse, consecutive_commits_equal_fresh_builds, .timeout = 240)
 	size_t n = first_parents(dir, ids, 4096);
 	cr_assert_gt(n, 20);
 
+	/* A cache bounded just above what its live catalogs use: it must drop unused blobs
+	 * (sweeps) and never one a live catalog or a kept graph still points into. */
 	struct catalog_cache *warm;
-	cr_assert_eq(selector_catalog_cache_create(&warm, 0), 0);
+	cr_assert_eq(selector_catalog_cache_create(&warm, WARM_BLOBS_MAX), 0);
 	size_t overlaid = 0, with_files = 0, symbol_runs = 0;
 	for (size_t i = 1; i < n; i++) {
 		int rw, rc;
@@ -160,6 +164,10 @@ Test(impact_reuse, consecutive_commits_equal_fresh_builds, .timeout = 240)
 	/* Head catalogs come from the previous one and a tree diff, not a walk. */
 	cr_assert_gt(selector_catalog_cache_derived(warm), n / 2, "%zu of %zu catalogs derived",
 		     selector_catalog_cache_derived(warm), n);
+	cr_assert_gt(selector_catalog_cache_evicted(warm), 0, "no blob was ever dropped");
+	cr_assert_leq(selector_catalog_cache_size(warm), WARM_BLOBS_MAX);
+	printf("impact_reuse: %zu blobs dropped by sweeps, %zu held at the end\n",
+	       selector_catalog_cache_evicted(warm), selector_catalog_cache_size(warm));
 	printf("impact_reuse: %zu commits, %zu catalogs derived, %zu graphs built, %zu laid over "
 	       "the base's (%zu with an overlay of changed files)\n",
 	       n - 1, selector_catalog_cache_derived(warm), symbol_runs, overlaid, with_files);
