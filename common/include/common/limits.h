@@ -66,6 +66,18 @@
  * last selections). */
 #define CATALOG_TREES_MAX 4
 #define IMPACT_DEPTH_MAX  12
+/* Stage 2's message signal (impact_message.c): bytes of one commit message read (the rest is
+ * ignored), candidate tokens taken from one message, bytes of one token (a longer one is no
+ * name), tests one bare name (`test_foo`, `-k foo` without a file) may select, tests one class or
+ * file may select, tests one message may select in all, trailing `_x` parts stripped from an
+ * instantiated name (`test_out_add_cpu_float32` -> `test_out`). */
+#define IMPACT_MESSAGE_BYTES_MAX  (64 * KIB)
+#define IMPACT_MESSAGE_TOKENS_MAX 256
+#define IMPACT_MESSAGE_TOKEN_MAX  512
+#define IMPACT_MESSAGE_BARE_MAX   32
+#define IMPACT_MESSAGE_GROUP_MAX  2000
+#define IMPACT_MESSAGE_TESTS_MAX  5000
+#define IMPACT_MESSAGE_STRIP_MAX  8
 /* The on-disk catalog cache: bytes of one serialised blob entry (larger ones stay in memory
  * only), entries one process writes. */
 #define CATALOG_DISK_ENTRY_MAX  (16u << 20)
