@@ -26,6 +26,7 @@
 struct msg_index {
 	const struct catalog *cat;
 	struct strmap by_name, by_class; /* -> first test index */
+	struct strmap changed;           /* paths the change set touches */
 	size_t *next_name, *next_class;  /* per test: the next of the same name / class */
 	size_t *file_first, *file_n;     /* per file: its tests (contiguous in the catalog) */
 	double *best;                    /* per test: the strongest score so far, 0: none */
@@ -54,8 +55,12 @@ static bool generated(const struct catalog_test *t)
 	return t->device_generic || t->parametrized || t->opset != CATALOG_OPSET_NONE;
 }
 
-static int index_build(struct msg_index *ix)
+static int index_build(struct msg_index *ix, const struct change_set *cs)
 {
+	for (size_t i = 0; i < cs->n_files; i++)
+		if (strmap_put(&ix->changed, cs->files[i].new_path.bytes, 1) ||
+		    strmap_put(&ix->changed, cs->files[i].old_path.bytes, 1))
+			return err_set(ERR_NOMEM, "message index");
 	const struct catalog *cat = ix->cat;
 	size_t n = cat->n_tests, nf = cat->n_files + 1;
 	ix->next_name = malloc(n * sizeof(size_t));
@@ -93,6 +98,7 @@ static void index_finish(struct msg_index *ix)
 {
 	strmap_free(&ix->by_name);
 	strmap_free(&ix->by_class);
+	strmap_free(&ix->changed);
 	free(ix->next_name);
 	free(ix->next_class);
 	free(ix->touched);
@@ -301,6 +307,9 @@ static long match_token(struct msg_index *ix, struct msg *m, const struct impact
 				    SCORE_GROUP, NULL);
 	}
 	case IMPACT_FORM_FILE:
+		/* A file the change edits is named to say so: its own signals are more precise. */
+		if (strmap_get(&ix->changed, ix->cat->files[file].path, NULL))
+			return 0;
 		return select_query(ix, m, t, &(struct query){ file, NULL, NULL, false, false },
 				    lim, SCORE_FILE, "file, all its tests");
 	case IMPACT_FORM_K:
@@ -355,7 +364,7 @@ int impact__messages_to_tests(struct ictx *x)
 		size_t n = selector_impact_message_tokens(toks, IMPACT_MESSAGE_TOKENS_MAX, msg,
 							  strnlen(msg, IMPACT_MESSAGE_BYTES_MAX));
 		if (n && !ix.best)
-			rc = index_build(&ix);
+			rc = index_build(&ix, x->cs);
 		if (n && !rc)
 			rc = match_message(&ix, cm, toks, n);
 	}

@@ -355,3 +355,44 @@ Test(impact_message, from_git)
 	selector_catalog_destroy(h);
 	selector_change_set_destroy(cs);
 }
+
+/* A test file named in the message of a change that edits it selects nothing more: the file's
+ * own signals say which of its tests changed. Named by a change that does not edit it, all its
+ * tests. */
+Test(impact_message, file_the_change_edits)
+{
+	char c0[41], c1[41], c2[41];
+	snprintf(c0, sizeof(c0), "%s", head->commit_id);
+	const char *p0[] = { c0 };
+	char *pool = many_classes(40, "test_forward");
+	char *at = strstr(pool, "def test_forward");
+	cr_assert(at);
+	memcpy(at + 4, "test_fxrward", 12); /* TestPool0's test renamed: one test added */
+	struct test_edit e1[] = { { "test/nn/test_pooling.py", M, pool, 0 } };
+	test_repo_commit(&repo, c1, NULL, "Edit test/nn/test_pooling.py", p0, 1, e1, 1);
+	free(pool);
+	const char *p1[] = { c1 };
+	struct test_edit e2[] = { { "docs/x.md", M, "x\n", 0 } };
+	test_repo_commit(&repo, c2, NULL, "Docs for test/nn/test_pooling.py", p1, 1, e2, 1);
+	const char *range[2][2] = { { c0, c1 }, { c1, c2 } };
+	size_t want[2] = { 1, 40 };
+	for (int k = 0; k < 2; k++) {
+		struct change_set *cs;
+		cr_assert_eq(
+		    selector_changes_from_git(&cs, repo.dir, range[k][0], range[k][1], NULL), 0,
+		    "%s", err_last());
+		struct catalog *b, *h;
+		cr_assert_eq(selector_catalog_build(&b, repo.dir, range[k][0], cache), 0);
+		cr_assert_eq(selector_catalog_build(&h, repo.dir, range[k][1], cache), 0);
+		struct impact_result *r;
+		cr_assert_eq(selector_impact_run(&r, cs, b, h, NULL), 0, "%s", err_last());
+		cr_assert_eq(r->n_candidates, want[k], "range %d: %zu candidates", k,
+			     r->n_candidates);
+		cr_assert_eq(r->candidates[0].reasons[0].signal,
+			     k ? IMPACT_MESSAGE : IMPACT_TEST_EDITED);
+		selector_impact_result_destroy(r);
+		selector_catalog_destroy(b);
+		selector_catalog_destroy(h);
+		selector_change_set_destroy(cs);
+	}
+}
