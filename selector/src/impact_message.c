@@ -229,7 +229,7 @@ static long select_query(struct msg_index *ix, struct msg *m, const struct impac
 	size_t left = IMPACT_MESSAGE_TESTS_MAX - m->picked;
 	if (limit > left)
 		limit = left;
-	char count[64], buf[400], who[32];
+	char count[96], buf[400], who[32];
 	if (total <= limit)
 		snprintf(count, sizeof(count), "%zu test%s", total, total == 1 ? "" : "s");
 	else
