@@ -213,6 +213,7 @@ struct msg {
 		bool cut; /* named instantiated: TestFooCUDA */
 	} context[CONTEXT_MAX];
 	size_t n_context, picked;
+	const struct impact_message_token *next; /* the token after the one being matched */
 };
 
 /* Selects at most `limit` tests of `q` (and what the message has left) with `score` and the
@@ -261,11 +262,24 @@ static long select_query(struct msg_index *ix, struct msg *m, const struct impac
 	return (long)total;
 }
 
-/* A bare name: narrowed to the classes the message names when one has it, else every test so
- * named, at most IMPACT_MESSAGE_BARE_MAX. */
+/* A bare name: narrowed to the class named right after it ("test_x in TestFoo", "test_x
+ * (__main__.TestFoo)") when that one has it, else to the first class the message names that
+ * has it, else every test so named, at most IMPACT_MESSAGE_BARE_MAX. */
 static long match_bare(struct msg_index *ix, struct msg *m, const struct impact_message_token *t,
 		       const char *name, bool cut)
 {
+	bool nc;
+	const char *next = m->next && m->next->form == IMPACT_FORM_CLASS
+			       ? resolve_class(ix, m->next->cls, m->next->cls_n, &nc)
+			       : NULL;
+	if (next) {
+		struct query q = { NONE, next, name, nc, cut };
+		char form[160];
+		snprintf(form, sizeof(form), "bare name with class %s after it", next);
+		long rc = select_query(ix, m, t, &q, IMPACT_MESSAGE_GROUP_MAX, SCORE_CM, form);
+		if (rc)
+			return rc;
+	}
 	for (size_t c = 0; c < m->n_context; c++) {
 		struct query q = { NONE, m->context[c].name, name, m->context[c].cut, cut };
 		char form[160];
@@ -344,6 +358,7 @@ static int match_message(struct msg_index *ix, const struct change_commit *c,
 		}
 	}
 	for (size_t i = 0; i < n && m.picked < IMPACT_MESSAGE_TESTS_MAX; i++) {
+		m.next = i + 1 < n ? &toks[i + 1] : NULL;
 		long rc = match_token(ix, &m, &toks[i]);
 		if (rc < 0)
 			return (int)rc;

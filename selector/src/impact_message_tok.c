@@ -85,6 +85,12 @@ static bool class_name(const char *s, size_t n)
 	return ident(s, n) && s[0] >= 'A' && s[0] <= 'Z';
 }
 
+/* A bare class word: TestFoo, TestFooCUDA, not Testing. */
+static bool test_class(const char *s, size_t n)
+{
+	return n > 4 && prefix(s, n, "Test") && ident(s, n) && !(s[4] >= 'a' && s[4] <= 'z');
+}
+
 /* "path::A::B", "path::A", "A::B". */
 static bool classify_colons(struct impact_message_token *t, const char *s, size_t n)
 {
@@ -151,6 +157,12 @@ static bool classify(struct impact_message_token *t, const char *s, size_t n)
 		while (cls > s && cls[-1] != '.')
 			cls--;
 		size_t name_n = (size_t)(s + n - name), cls_n = (size_t)(dot - cls);
+		if (test_class(name, name_n)) { /* (__main__.TestFooCUDA), test_nn.TestNN */
+			t->form = IMPACT_FORM_CLASS;
+			t->cls = name;
+			t->cls_n = name_n;
+			return true;
+		}
 		if (!test_name(name, name_n) || !class_name(cls, cls_n))
 			return false;
 		t->form = IMPACT_FORM_CLASS_METHOD;
@@ -166,8 +178,8 @@ static bool classify(struct impact_message_token *t, const char *s, size_t n)
 		t->name_n = n;
 		return true;
 	}
-	if (n > 4 && prefix(s, n, "Test") && ident(s, n) && !(s[4] >= 'a' && s[4] <= 'z')) {
-		t->form = IMPACT_FORM_CLASS; /* TestFoo, not Testing */
+	if (test_class(s, n)) {
+		t->form = IMPACT_FORM_CLASS;
 		t->cls = s;
 		t->cls_n = n;
 		return true;

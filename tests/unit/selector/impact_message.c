@@ -220,6 +220,10 @@ Test(impact_message, noise)
 {
 	golden("09_noise");
 }
+Test(impact_message, disabled_issue_title)
+{
+	golden("10_disabled");
+}
 
 /* The strongest form wins, whichever message or token came first. */
 Test(impact_message, strongest_reason)
