@@ -55,6 +55,12 @@ static bool generated(const struct catalog_test *t)
 	return t->device_generic || t->parametrized || t->opset != CATALOG_OPSET_NONE;
 }
 
+static bool same_class(const struct catalog_test *a, const struct catalog_test *b)
+{
+	return a->class_name && b->class_name && a->file == b->file &&
+	       (a->class_name == b->class_name || strcmp(a->class_name, b->class_name) == 0);
+}
+
 static int index_build(struct msg_index *ix, const struct change_set *cs)
 {
 	for (size_t i = 0; i < cs->n_files; i++)
@@ -80,12 +86,15 @@ static int index_build(struct msg_index *ix, const struct change_set *cs)
 		ix->next_class[i] = NONE;
 		if (strmap_put(&ix->by_name, name_of(t), (intptr_t)i))
 			return err_set(ERR_NOMEM, "message index");
-		if (t->class_name) {
-			if (strmap_get(&ix->by_class, t->class_name, &v))
-				ix->next_class[i] = (size_t)v;
-			if (strmap_put(&ix->by_class, t->class_name, (intptr_t)i))
-				return err_set(ERR_NOMEM, "message index");
-		}
+		/* A class's tests are runs of neighbours: the map is read at a run's last test (for
+		 * the next run of that name, in another file) and written at its first. */
+		if (t->class_name && i + 1 < n && same_class(t, t + 1))
+			ix->next_class[i] = i + 1;
+		else if (t->class_name && strmap_get(&ix->by_class, t->class_name, &v))
+			ix->next_class[i] = (size_t)v;
+		if (t->class_name && (i == 0 || !same_class(t - 1, t)) &&
+		    strmap_put(&ix->by_class, t->class_name, (intptr_t)i))
+			return err_set(ERR_NOMEM, "message index");
 		if (t->file < cat->n_files) {
 			ix->file_first[t->file] = i;
 			ix->file_n[t->file]++;

@@ -81,6 +81,10 @@ static void setup(void)
 		{ "test/test_ops.py", M, test_ops, 0 },
 		{ "test/test_nn.py", M, test_nn, 0 },
 		{ "test/nn/test_pooling.py", M, pool, 0 },
+		{ "test/nn/test_more.py", M,
+		  "from torch.testing._internal.common_utils import TestCase\n"
+		  "class TestNN(TestCase):\n    def test_more(self):\n        pass\n",
+		  0 }, /* a class of the same name in another file */
 		{ "test/big/test_big0.py", M, big[0], 0 },
 		{ "test/big/test_big1.py", M, big[1], 0 },
 		{ "test/big/test_big2.py", M, big[2], 0 },
@@ -399,4 +403,15 @@ Test(impact_message, file_the_change_edits)
 		selector_catalog_destroy(h);
 		selector_change_set_destroy(cs);
 	}
+}
+
+/* A class's tests in every file that has a class of that name. */
+Test(impact_message, class_in_two_files)
+{
+	const char *msgs[] = { "pytest -k TestNN" };
+	struct impact_result *r = run(msgs, 1);
+	cr_assert_eq(r->n_candidates, 5);
+	cr_assert(cand(r, "test/nn/test_more.py::TestNN::test_more"));
+	cr_assert(cand(r, "test/test_nn.py::TestNN::test_forward"));
+	selector_impact_result_destroy(r);
 }
