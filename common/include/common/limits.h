@@ -70,7 +70,10 @@
  * ignored), candidate tokens taken from one message, bytes of one token (a longer one is no
  * name), tests one bare name (`test_foo`, `-k foo` without a file) may select, tests one class or
  * file may select, tests one message may select in all, trailing `_x` parts stripped from an
- * instantiated name (`test_out_add_cpu_float32` -> `test_out`). */
+ * instantiated name (`test_out_add_cpu_float32` -> `test_out`). Unlike the limits above, a cut
+ * here is no error: the signal only adds candidates to what the change itself reaches, so a cut
+ * loses hints, never safety; a name whose tests are cut says so in its reason ("the first 32 of
+ * 57 tests (bound)"), words past the bytes or tokens read are dropped. */
 #define IMPACT_MESSAGE_BYTES_MAX  (64 * KIB)
 #define IMPACT_MESSAGE_TOKENS_MAX 256
 #define IMPACT_MESSAGE_TOKEN_MAX  512
