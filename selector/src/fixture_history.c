@@ -1,7 +1,9 @@
 /* The synthetic upstream's history: each commit makes one kind of edit to the model (a source
  * function body, a test body, an op entry, a kernel, a build file, a rename, ...), rewrites the
  * files it touches, and writes its ground truth as one JSON line. Every thirtieth commit or so is
- * a merge of a short side branch (two parents); its truth is the union of the side's commits. */
+ * a merge of a short side branch (two parents); its truth is the union of the side's commits.
+ * Every eleventh ordinary commit or so also names a test in its message, as PyTorch's do, and
+ * that test is in its truth (stage 2's message signal). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -319,6 +321,48 @@ const char *fixture__kind_name(int kind)
 					   : "initial";
 }
 
+/* Every eleventh commit that is no fallback also names a test in its message, in one of the forms
+ * PyTorch's messages use (Class.method, a full id, an instantiated device-generic name with its
+ * class, a run_test -k line), and the test joins its truth. Chosen from the commit's index, with
+ * no random draw, so that the rest of the history stays as it was. */
+static int name_a_test(struct fx_hist *h, char *out, size_t n)
+{
+	struct fx_gen *g = h->g;
+	out[0] = '\0';
+	if (h->fallback || h->index % 11 != 5 || g->ntests == 0)
+		return 0;
+	uint32_t t = (uint32_t)(((uint64_t)h->index * 2654435761u) % g->ntests);
+	struct buf b;
+	buf_init(&b, FX_PATH_MAX + 2 * FX_NAME_MAX + 16);
+	int rc = fixture__test_id(g, &b, t);
+	const char *id = buf_str(&b), *c1 = strstr(id, "::"),
+		   *c2 = c1 ? strstr(c1 + 2, "::") : NULL;
+	if (!rc && c2) {
+		int pl = (int)(c1 - id), cl = (int)(c2 - c1 - 2);
+		const char *cls = c1 + 2, *name = c2 + 2;
+		switch ((h->index / 11) % 4) {
+		case 0:
+			snprintf(out, n, "Fixes %.*s.%s.\n\n", cl, cls, name);
+			break;
+		case 1:
+			snprintf(out, n, "Fixes %s.\n\n", id);
+			break;
+		case 2:
+			if (g->tfiles[g->tests[t].file].device[g->tests[t].cls])
+				snprintf(out, n, "Fixes %s_cpu_float32 in %.*sCPU.\n\n", name, cl,
+					 cls);
+			else
+				snprintf(out, n, "Fixes `%.*s::%s`.\n\n", cl, cls, name);
+			break;
+		default:
+			snprintf(out, n, "Repro: python %.*s -k %s\n\n", pl, id, name);
+		}
+		rc = fixture__truth_test(g, t);
+	}
+	buf_finish(&b);
+	return rc;
+}
+
 /* One ordinary commit on top of `parent`: an edit, its commit and its truth line. */
 int fixture__hist_commit(struct fx_hist *h, const git_oid *parent, git_oid *out, int side)
 {
@@ -330,9 +374,11 @@ int fixture__hist_commit(struct fx_hist *h, const git_oid *parent, git_oid *out,
 	int rc = do_edit(h, pick_kind(g, side));
 	if (rc)
 		return rc;
-	char msg[512];
-	snprintf(msg, sizeof(msg), "%s: %s\n\nEdits %s.\n", fixture__kind_name(h->kind),
-		 g->npaths ? g->paths[0] : "(nothing)", buf_str(&h->edited));
+	char msg[1024], named[FX_PATH_MAX + 2 * FX_NAME_MAX + 64];
+	if ((rc = name_a_test(h, named, sizeof(named))))
+		return rc;
+	snprintf(msg, sizeof(msg), "%s: %s\n\n%sEdits %s.\n", fixture__kind_name(h->kind),
+		 g->npaths ? g->paths[0] : "(nothing)", named, buf_str(&h->edited));
 	rc = fixture__commit(g, out, msg, parent, 1, h->index++);
 	rc = rc ? rc : fixture__hist_truth(h, out, parent, 1);
 	if (!rc && side)

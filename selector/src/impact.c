@@ -1,6 +1,6 @@
 /* Stage 2, impact: the fallback check, the candidates and their reasons, and the per-file
  * signals (tests edited, op database entries, native code, path rules, coverage). The call
- * graph and the symbol signal are in impact_graph.c. */
+ * graph and the symbol signal are in impact_graph.c, the commit messages in impact_message.c. */
 #include <fnmatch.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -25,8 +25,8 @@ static const char *const default_fallback[] = {
 
 const char *selector_impact_signal_name(enum impact_signal s)
 {
-	static const char *const names[] = { "test-edited", "test-module", "opdb",    "symbol",
-					     "native",      "path-rule",   "coverage" };
+	static const char *const names[] = { "test-edited", "test-module", "opdb",     "symbol",
+					     "native",      "path-rule",   "coverage", "message" };
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
@@ -430,6 +430,8 @@ static int run(struct ictx *x)
 		rc = impact__symbols_to_tests(x);
 	if (!rc)
 		rc = ops_to_tests(x);
+	if (!rc)
+		rc = impact__messages_to_tests(x);
 	return rc;
 }
 

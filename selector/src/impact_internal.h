@@ -1,4 +1,4 @@
-/* Private to stage 2 (impact.c, impact_graph.c): the run's context. */
+/* Private to stage 2 (impact.c, impact_graph.c, impact_message.c): the run's context. */
 #ifndef SELECTOR_IMPACT_INTERNAL_H
 #define SELECTOR_IMPACT_INTERNAL_H
 
@@ -99,6 +99,8 @@ int impact__source_changed(struct ictx *x, const struct catalog_file *hf,
 			   const struct catalog_file *bf, const struct file_change *fc);
 /* Builds the call graph, closes the seeds and the changed ops over it, adds the tests. */
 int impact__symbols_to_tests(struct ictx *x);
+/* Tests named in the commit messages of the range (impact_message.c). */
+int impact__messages_to_tests(struct ictx *x);
 void impact__ctx_finish(struct ictx *x);
 
 #endif

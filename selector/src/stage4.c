@@ -13,9 +13,9 @@
 #include "select_internal.h"
 
 static const struct select_weight default_weights[] = {
-	{ "test-edited", 4.0 }, { "test-module", 3.0 }, { "opdb", 3.0 },
-	{ "native", 3.0 },      { "symbol", 2.0 },      { "coverage", 2.0 },
-	{ "path-rule", 1.0 },   { "history", 1.0 },     { "fallback", 0.5 },
+	{ "test-edited", 4.0 }, { "test-module", 3.0 }, { "opdb", 3.0 },    { "native", 3.0 },
+	{ "symbol", 2.0 },      { "coverage", 2.0 },    { "message", 2.0 }, { "path-rule", 1.0 },
+	{ "history", 1.0 },     { "fallback", 0.5 },
 };
 
 void selector_config_default(struct select_config *cfg)

@@ -2,14 +2,18 @@
  * extended header lines, quoted paths, binary patches) and plain `diff -u` output. Strict: every
  * line is either understood or refused with "origin:line: expected ..., found '...'"; hunk
  * bodies must match their headers' line counts. Bounded by the builder's limits, which stop the
- * reading and are recorded, never applied silently. Text before the first file (a mail's
- * message, as `git format-patch` writes) is skipped; a format-patch signature ("-- ") ends it. */
+ * reading and are recorded, never applied silently. Text before the first file is a mail's
+ * message, as `git format-patch` writes (or `git show`'s header): it is kept as the change
+ * set's commit message (Subject and body, the id of a "From <id>" or "commit <id>" line), for
+ * stage 2's message signal. A format-patch signature ("-- ") ends a patch; a series goes on at
+ * its next "From " line. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "changes_internal.h"
+#include "common/buf.h"
 #include "common/err.h"
 #include "common/limits.h"
 
@@ -737,21 +741,110 @@ static int plain_binary(struct reader *r)
 	return rc;
 }
 
+/* ---- the mail's message ---- */
+
+static bool hex40(const char *s, size_t n)
+{
+	if (n < 40 || (n > 40 && s[40] != ' '))
+		return false;
+	for (size_t i = 0; i < 40; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* The next line of [*p, end) into *line, *n (without "\n" and "\r"); false at the end. */
+static bool next_line(const char **p, const char *end, const char **line, size_t *n)
+{
+	if (*p >= end)
+		return false;
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	*line = *p;
+	*n = (size_t)((nl ? nl : end) - *p);
+	*p = nl ? nl + 1 : end;
+	if (*n && (*line)[*n - 1] == '\r')
+		(*n)--;
+	return true;
+}
+
+/* The commit message of the text [s, s + n) before a patch: "Subject" (without "[PATCH ...]")
+ * and the body up to format-patch's "---", or the whole text when it has no Subject header. */
+static int add_message(struct change_builder *b, const char *s, size_t n)
+{
+	char id[41] = "";
+	struct buf m;
+	buf_init(&m, n + 64); /* the message is never longer than the text */
+	const char *p = s, *end = s + n, *line;
+	size_t ln;
+	bool headers = true, subject = false, body = false;
+	int rc = 0;
+	while (!rc && next_line(&p, end, &line, &ln)) {
+		if (!id[0] && ln > 5 &&
+		    (memcmp(line, "From ", 5) == 0 || memcmp(line, "commit ", 7) == 0)) {
+			size_t k = line[0] == 'F' ? 5 : 7;
+			if (hex40(line + k, ln - k))
+				memcpy(id, line + k, 40);
+		}
+		if (headers && ln == 0) {
+			headers = false;
+			body = subject;
+			rc = subject ? buf_append_str(&m, "\n\n") : 0;
+		} else if (headers && ln > 9 && memcmp(line, "Subject: ", 9) == 0) {
+			const char *v = line + 9, *e = line + ln;
+			if (*v == '[' && memchr(v, ']', (size_t)(e - v))) /* [PATCH 1/3] */
+				v = (const char *)memchr(v, ']', (size_t)(e - v)) + 1;
+			while (v < e && *v == ' ')
+				v++;
+			subject = true;
+			rc = buf_append(&m, v, (size_t)(e - v));
+		} else if (headers && subject && ln && (line[0] == ' ' || line[0] == '\t')) {
+			rc = buf_append(&m, line, ln); /* the Subject goes on */
+		} else if (body && ln == 3 && memcmp(line, "---", 3) == 0) {
+			break;
+		} else if (body) {
+			rc = buf_append(&m, line, ln);
+			rc = rc ? rc : buf_append_char(&m, '\n');
+		}
+	}
+	if (!rc && !subject) { /* not a mail: every line of the text may name a test */
+		buf_reset(&m);
+		rc = buf_append(&m, s, n);
+	}
+	if (!rc && m.len)
+		rc = changes__add_commit(b, id, buf_str(&m));
+	buf_finish(&m);
+	return rc;
+}
+
 /* ---- the whole input ---- */
 
 static int parse_all(struct reader *r)
 {
-	bool any_file = false, any_text = false;
+	bool any_file = false, any_text = false, in_text = true;
+	size_t text_at = SIZE_MAX, text_end = 0; /* the current patch's text before its files */
 	advance(r);
 	while (r->have) {
 		int rc;
 		size_t n = header_len(r);
+		bool file =
+		    starts(r, "diff --git ") || starts(r, "--- ") || starts(r, "Binary files ");
+		if (file && in_text && text_at != SIZE_MAX &&
+		    (rc = add_message(r->b, r->data + text_at, text_end - text_at)))
+			return rc;
+		if (file)
+			in_text = false;
 		if (starts(r, "diff --git ")) {
 			rc = git_section(r);
 		} else if (starts(r, "diff --cc ") || starts(r, "diff --combined ")) {
 			return fail(r, "a two-sided diff (combined diffs of merges are not read)");
-		} else if (any_file && n == 3 && memcmp(r->line, "-- ", 3) == 0) {
-			return 0; /* format-patch's signature: the patch has ended */
+		} else if (!in_text && n == 3 && memcmp(r->line, "-- ", 3) == 0) {
+			/* format-patch's signature: the patch has ended; a series goes on at the
+			 * next mail's "From " line */
+			while (advance(r) && !starts(r, "From "))
+				;
+			in_text = true;
+			text_at = SIZE_MAX;
+			continue;
 		} else if (starts(r, "--- ")) {
 			rc = plain_section(r);
 		} else if (starts(r, "Binary files ")) {
@@ -762,8 +855,11 @@ static int parse_all(struct reader *r)
 		} else if (starts(r, "diff ")) {
 			advance(r); /* diff -ru's command line; its "---" follows */
 			continue;
-		} else if (!any_file && !starts(r, "@@ ") && !starts(r, "+++ ")) {
+		} else if (in_text && !starts(r, "@@ ") && !starts(r, "+++ ")) {
 			any_text = any_text || n > 0;
+			if (text_at == SIZE_MAX)
+				text_at = (size_t)(r->line - r->data);
+			text_end = (size_t)(r->line - r->data) + r->n;
 			advance(r); /* a mail's text before the patch */
 			continue;
 		} else {

@@ -3,7 +3,8 @@
 # --seed 1`): over the last commits of its history, the JSON has exactly four stages with name,
 # in and out, each stage's in is the previous stage's out, every test has exactly id, score,
 # reasons and kernel_cases, the truly affected eligible tests of the ground truth are all
-# selected (recall), budgets and shards hold, --diff - gives what --base/--head gives, and the
+# selected (recall), budgets and shards hold, --diff - gives what --base/--head gives, a test
+# named in a commit message (or a mail's) is selected for it, and the
 # exit codes are 0/1/2 with a message on every usage error.
 # Usage: select.sh PATH/TO/spyre-ci
 set -u
@@ -177,6 +178,39 @@ check "explain stages" bash -c "grep -c '  stage [1-4] ' '$out' | grep -qx 4"
 expect_rc 1 "explain stranger" "$exe" select --repo "$up" --diff "$tmp/setup.diff" \
 	--explain test/none.py::T::test_x
 check "explain stranger says so" grep -q "not a candidate" "$out"
+
+# The message signal: a commit that changes no file but whose message names an eligible test
+# (as a device-generic test's instantiated name when it is one) selects that test for that
+# reason; the same message as a format-patch mail through --diff does too.
+python3 -c 'import json,sys
+print("\n".join(t["id"] for t in json.load(open(sys.argv[1]))["tests"] if t["id"].count("::") == 2))' \
+	"$tmp/all.json" >"$tmp/ids"
+while read -r mid; do
+	mrest=${mid#*::}
+	mcls=${mrest%%::*} mname=${mrest##*::}
+	mword="$mcls.$mname"
+	if git -C "$up" show "HEAD:${mid%%::*}" | grep -q "instantiate_device_type_tests($mcls,"; then
+		mword="${mcls}CPU.${mname}_cpu_float32"
+		break
+	fi
+done <"$tmp/ids"
+mc=$(git -C "$up" -c user.name=t -c user.email=t@t commit-tree "HEAD^{tree}" -p HEAD \
+	-m "Fix flaky \`$mword\`" -m "Seen on trunk.") || bad "commit-tree"
+MSG_OK='[t["id"] for t in d["tests"]] == ["'"$mid"'"]
+ and [r["kind"] for r in d["tests"][0]["reasons"]] == ["message"]
+ and "'"$mword"'" in d["tests"][0]["reasons"][0]["text"]'
+expect_rc 0 "message commit" "$exe" select --repo "$up" --base HEAD --head "$mc" --json
+check "the message selects the test it names" py "$out" "$MSG_OK"
+expect_rc 0 "message commit, text" "$exe" select --repo "$up" --base HEAD --head "$mc"
+check "text output names the message reason" grep -q "message" "$out"
+{
+	printf 'From %s Mon Sep 17 00:00:00 2001\nFrom: t <t@t>\n' "$mc"
+	printf 'Subject: [PATCH] Fix flaky\n `%s`\n\nSeen on trunk.\n---\n' "$mword"
+	printf 'diff --git a/docs/msg.md b/docs/msg.md\nnew file mode 100644\n'
+	printf -- '--- /dev/null\n+++ b/docs/msg.md\n@@ -0,0 +1 @@\n+x\n-- \n2.39.2\n'
+} >"$tmp/msg.patch"
+expect_rc 0 "message mail" "$exe" select --repo "$up" --diff "$tmp/msg.patch" --json
+check "a mail's message selects the test it names" py "$out" "$MSG_OK"
 
 # Usage and input errors: exit 2 with a message.
 usage_error "no repo" "--repo DIR is required" --base HEAD~1 --head HEAD

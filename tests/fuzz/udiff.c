@@ -1,7 +1,8 @@
 /* Fuzz target: the unified diff parser on arbitrary bytes, with the default bounds and with
  * tiny ones. Invariants: a parse either fails with a located message or gives a change set
  * whose files have both paths (bytes and printable form), valid statuses and modes consistent
- * with them, and that stays within its bounds (a bound hit is recorded). */
+ * with them, and that stays within its bounds (a bound hit is recorded); a mail's message kept as
+ * a commit has a message and an id of 40 hex digits or none. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,10 @@ static void check(const struct change_set *s, const struct changes_opts *o)
 	if (o &&
 	    ((o->max_files && s->n_files > o->max_files) || (o->max_hunks && hunks > o->max_hunks)))
 		abort();
+	for (size_t i = 0; i < s->n_commits; i++) /* a mail's message: an id is 40 hex or none */
+		if (!s->commits[i].message || (strlen(s->commits[i].id) != 0 &&
+					       strspn(s->commits[i].id, "0123456789abcdef") != 40))
+			abort();
 }
 
 static void run(const uint8_t *data, size_t size, const struct changes_opts *o)

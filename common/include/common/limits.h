@@ -67,6 +67,21 @@
  * last selections). */
 #define CATALOG_TREES_MAX 4
 #define IMPACT_DEPTH_MAX  12
+/* Stage 2's message signal (impact_message.c): bytes of one commit message read (the rest is
+ * ignored), candidate tokens taken from one message, bytes of one token (a longer one is no
+ * name), tests one bare name (`test_foo`, `-k foo` without a file) may select, tests one class or
+ * file may select, tests one message may select in all, trailing `_x` parts stripped from an
+ * instantiated name (`test_out_add_cpu_float32` -> `test_out`). Unlike the limits above, a cut
+ * here is no error: the signal only adds candidates to what the change itself reaches, so a cut
+ * loses hints, never safety; a name whose tests are cut says so in its reason ("the first 32 of
+ * 57 tests (bound)"), words past the bytes or tokens read are dropped. */
+#define IMPACT_MESSAGE_BYTES_MAX  (64 * KIB)
+#define IMPACT_MESSAGE_TOKENS_MAX 256
+#define IMPACT_MESSAGE_TOKEN_MAX  512
+#define IMPACT_MESSAGE_BARE_MAX   32
+#define IMPACT_MESSAGE_GROUP_MAX  2000
+#define IMPACT_MESSAGE_TESTS_MAX  5000
+#define IMPACT_MESSAGE_STRIP_MAX  8
 /* The on-disk catalog cache: bytes of one serialised blob entry (larger ones stay in memory
  * only), entries one process writes. */
 #define CATALOG_DISK_ENTRY_MAX  (16u << 20)

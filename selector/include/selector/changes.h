@@ -67,7 +67,9 @@ struct change_limit_hit {
 struct change_set {
 	struct file_change *files; /* in the order read: git's path order for a repository */
 	size_t n_files;
-	struct change_commit *commits; /* base..head, newest first (empty for a diff) */
+	/* base..head, newest first; for a diff, the message of each mail (format-patch) in input
+	 * order, or the text before the first file; empty for a plain diff */
+	struct change_commit *commits;
 	size_t n_commits;
 	char base_id[41];       /* resolved base ("" for a diff, or for no base: the empty tree) */
 	char head_id[41];       /* resolved head ("" for a diff) */

@@ -4,7 +4,8 @@
  * over those ops; changed functions and classes of torch/ ** .py -> their callers, transitively
  * through a call graph by qualified name (bounded depth) -> tests whose bodies use any of them;
  * @register_*(aten.x) in a changed function, native_functions.yaml entries and C++ kernels ->
- * ops -> @ops tests and tests calling torch.op / .op; path rules; a coverage map. A change the
+ * ops -> @ops tests and tests calling torch.op / .op; path rules; a coverage map; tests named in
+ * the commit messages of the range (selector_impact_message_tokens below). A change the
  * analysis cannot reason about sets `fallback` with the reason: every test is a candidate. */
 #ifndef SELECTOR_IMPACT_H
 #define SELECTOR_IMPACT_H
@@ -23,6 +24,7 @@ enum impact_signal {
 	IMPACT_NATIVE,      /* an op it reaches changed in native code or a registration */
 	IMPACT_PATH_RULE,   /* a configured path rule */
 	IMPACT_COVERAGE,    /* the coverage map */
+	IMPACT_MESSAGE,     /* a commit message of the range names it (impact_message.c) */
 };
 
 struct impact_reason {
@@ -75,5 +77,36 @@ void selector_impact_result_destroy(struct impact_result *res);
 int selector_impact_graph_reused(const struct catalog *head, size_t *overlay_files);
 
 const char *selector_impact_signal_name(enum impact_signal signal);
+
+/* ---- the message signal ---- */
+
+/* How a commit message names tests. */
+enum impact_message_form {
+	IMPACT_FORM_FULL_ID,      /* path::Class::method (path::function is a PATH_CLASS) */
+	IMPACT_FORM_PATH_CLASS,   /* path::Class (all its tests), or path::function */
+	IMPACT_FORM_CLASS_METHOD, /* Class.method, Class::method, module.Class.method */
+	IMPACT_FORM_FILE,         /* test/x.py, test_x.py (all its tests) */
+	IMPACT_FORM_K,            /* pytest's -k with one identifier, scoped by a file before it */
+	IMPACT_FORM_BARE,         /* test_xxx */
+	IMPACT_FORM_CLASS,        /* a bare TestXxx: no tests of its own, it narrows bare names */
+};
+
+/* One token of a message that may name tests: spans into the message (path, cls, name may be
+ * empty: n == 0). Classes and names are as written (TestFooCUDA, test_add_cpu_float32). */
+struct impact_message_token {
+	enum impact_message_form form;
+	const char *s; /* the whole token as matched */
+	size_t n;
+	const char *path, *cls, *name;
+	size_t path_n, cls_n, name_n;
+};
+
+/* Splits `msg` (`len` bytes, any bytes: only [A-Za-z0-9_./:-] make tokens, every other byte
+ * separates) into at most `max` tokens that may name tests, reading at most
+ * IMPACT_MESSAGE_BYTES_MAX bytes; URLs and tokens longer than IMPACT_MESSAGE_TOKEN_MAX are
+ * skipped. Returns the number of tokens written to `out`. Never fails. */
+size_t selector_impact_message_tokens(struct impact_message_token *out, size_t max, const char *msg,
+				      size_t len);
+const char *selector_impact_message_form_name(enum impact_message_form form);
 
 #endif

@@ -31,8 +31,8 @@
 #define SELECT_TEST_SECONDS 0.5  /* default cost of a test without kernel cases */
 
 /* One signal of stage 2: kind (selector_impact_signal_name(): "test-edited", "test-module",
- * "opdb", "symbol", "native", "path-rule", "coverage"; or "fallback"), its score and a sentence
- * for people. */
+ * "opdb", "symbol", "native", "path-rule", "coverage", "message"; or "fallback"), its score and
+ * a sentence for people. */
 struct select_reason {
 	char kind[SELECT_REASON_KIND];
 	double score;
@@ -181,8 +181,9 @@ struct select_config {
 };
 
 /* The defaults, by stage 2's signal names (selector_impact_signal_name): test-edited 4,
- * test-module 3, opdb 3, native 3, symbol 2, coverage 2, path-rule 1, history 1, fallback 0.5,
- * others 1; failed +2; flaky x0.5; 0.05 s a kernel case; 0.5 s a test without cases. */
+ * test-module 3, opdb 3, native 3, symbol 2, coverage 2, message 2, path-rule 1, history 1,
+ * fallback 0.5, others 1; failed +2; flaky x0.5; 0.05 s a kernel case; 0.5 s a test without cases.
+ */
 void selector_config_default(struct select_config *cfg);
 
 struct select_history_entry {

@@ -274,7 +274,7 @@ Test(fixture, ground_truth_agrees_with_the_history)
 	cr_assert_eq(json_array_size(cl), st.commits);
 	git_repository *r;
 	cr_assert_eq(git_repository_open(&r, dir_a), 0);
-	size_t i, test_bodies = 0, setup_py = 0, nonfallback = 0;
+	size_t i, test_bodies = 0, setup_py = 0, nonfallback = 0, named = 0;
 	json_t *o;
 	json_array_foreach(cl, i, o)
 	{
@@ -308,14 +308,37 @@ Test(fixture, ground_truth_agrees_with_the_history)
 		json_array_foreach(aff, k, t)
 		    cr_assert(test_in_tree(r, c, json_string_value(t)),
 			      "line %zu: %s does not exist", i, json_string_value(t));
+		/* A test the message names ("Fixes ...", "Repro: ...") is in the truth. */
+		const char *msg = git_commit_message(c);
+		const char *line = strstr(msg, "\n\nFixes ");
+		line = line ? line : strstr(msg, "\n\nRepro: ");
+		if (line && !fallback) {
+			const char *end = strchr(line + 2, '\n');
+			bool found = false;
+			json_array_foreach(aff, k, t)
+			{
+				const char *name = strrchr(json_string_value(t), ':') + 1;
+				const char *at = strstr(line, name);
+				found = found || (at && at < end);
+			}
+			cr_assert(found, "line %zu: the test its message names is not in its truth",
+				  i);
+			named++;
+		}
 		if (!strcmp(kind, "test_body")) {
 			test_bodies++;
-			cr_assert_eq(json_array_size(aff), 1);
+			cr_assert(json_array_size(aff) == 1 || (json_array_size(aff) == 2 && line),
+				  "line %zu: a test body edit affects its test (and one named)", i);
 			cr_assert_eq(json_array_size(paths), 1);
-			const char *tid = json_string_value(json_array_get(aff, 0));
 			const char *p = json_string_value(json_array_get(paths, 0));
-			cr_assert(!strncmp(tid, p, strlen(p)) &&
-				  !strncmp(tid + strlen(p), "::", 2));
+			bool in_file = false; /* the edited test (the named one may be elsewhere) */
+			json_array_foreach(aff, k, t)
+			{
+				const char *tid = json_string_value(t);
+				in_file = in_file || (!strncmp(tid, p, strlen(p)) &&
+						      !strncmp(tid + strlen(p), "::", 2));
+			}
+			cr_assert(in_file, "line %zu", i);
 			cr_assert(!fallback);
 		}
 		if (has_str(paths, "setup.py")) {
@@ -327,6 +350,7 @@ Test(fixture, ground_truth_agrees_with_the_history)
 		git_commit_free(c);
 	}
 	cr_assert_geq(test_bodies, 10);
+	cr_assert_geq(named, 10);
 	cr_assert_geq(setup_py, 1);
 	cr_assert_geq(nonfallback, 200);
 	git_repository_free(r);

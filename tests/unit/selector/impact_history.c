@@ -1,6 +1,7 @@
 /* Stage 1 + 2 over every commit of a generated upstream history (scale small): every truly
  * affected test (the generator's ground truth) must be a candidate unless the selector fell
- * back to everything; prints recall and the mean selection ratio of the non-fallback commits. */
+ * back to everything; prints recall, the mean selection ratio of the non-fallback commits and
+ * the truly affected tests only a commit message named (some must be: fixture_history.c). */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -14,20 +15,20 @@
 #include "selector/fixture.h"
 #include "selector/impact.h"
 
-static bool is_candidate(const struct impact_result *r, const char *id)
+static const struct impact_candidate *candidate(const struct impact_result *r, const char *id)
 {
 	size_t lo = 0, hi = r->n_candidates;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int c = strcmp(r->candidates[mid].id, id);
 		if (c == 0)
-			return true;
+			return &r->candidates[mid];
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return false;
+	return NULL;
 }
 
 Test(impact_history, every_commit_of_a_small_history)
@@ -50,6 +51,7 @@ Test(impact_history, every_commit_of_a_small_history)
 	struct catalog_cache *cache;
 	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
 	size_t commits = 0, fallbacks = 0, truth_total = 0, truth_found = 0, missed_fallback = 0;
+	size_t by_message = 0; /* truly affected tests only a commit message named */
 	double ratio_sum = 0;
 	size_t ratio_n = 0;
 	char line[1 << 16];
@@ -94,7 +96,12 @@ Test(impact_history, every_commit_of_a_small_history)
 			json_array_foreach(aff, k, v)
 			{
 				truth_total++;
-				if (is_candidate(r, json_string_value(v)))
+				const struct impact_candidate *ic =
+				    candidate(r, json_string_value(v));
+				if (ic && ic->n_reasons == 1 &&
+				    ic->reasons[0].signal == IMPACT_MESSAGE)
+					by_message++;
+				if (ic)
 					truth_found++;
 				else
 					fprintf(stderr, "commit %.10s (%s): missed %s\n", id,
@@ -111,10 +118,11 @@ Test(impact_history, every_commit_of_a_small_history)
 	fclose(fp);
 	double recall = truth_total ? (double)truth_found / (double)truth_total : 1.0;
 	printf("impact history: %zu commits, %zu fallback, recall %.4f (%zu/%zu), mean selection "
-	       "%.4f over %zu non-fallback commits, %zu blobs scanned\n",
+	       "%.4f over %zu non-fallback commits, %zu blobs scanned, %zu found by a message "
+	       "alone\n",
 	       commits, fallbacks, recall, truth_found, truth_total,
 	       ratio_n ? ratio_sum / (double)ratio_n : 0.0, ratio_n,
-	       selector_catalog_cache_scans(cache));
+	       selector_catalog_cache_scans(cache), by_message);
 	selector_catalog_cache_destroy(cache);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -122,5 +130,6 @@ Test(impact_history, every_commit_of_a_small_history)
 	cr_assert_gt(commits, 50);
 	cr_expect_eq(missed_fallback, 0);
 	cr_expect_geq(recall, 0.995, "recall %.4f", recall);
+	cr_expect_geq(by_message, 1, "the generator's messages name tests (fixture_history.c)");
 	cr_expect_leq(ratio_sum / (double)(ratio_n ? ratio_n : 1), 0.10);
 }

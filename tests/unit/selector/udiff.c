@@ -43,7 +43,7 @@ static void expect_hunk(const struct file_change *fc, size_t i, unsigned os, uns
 
 static const char git_text[] =
     "From 0123 Mon Sep 17 00:00:00 2001\n"
-    "Subject: [PATCH] a mail's text is skipped\n"
+    "Subject: [PATCH] a mail's text is its message\n"
     "\n"
     "---\n"
     " mod.py | 3 ++-\n"
@@ -134,7 +134,9 @@ Test(udiff, git_format_exact)
 	struct change_set *s = parse_ok(git_text);
 	cr_assert_eq(s->n_files, 10);
 	cr_assert_eq(s->n_limit_hits, 0);
-	cr_assert_eq(s->n_commits, 0);
+	cr_assert_eq(s->n_commits, 1, "the mail's message");
+	cr_assert_str_eq(s->commits[0].id, "", "'From 0123' is no commit id");
+	cr_assert_str_eq(s->commits[0].message, "a mail's text is its message\n\n");
 	const struct file_change *f = s->files;
 	expect_file(&f[0], CHANGE_MODIFIED, "mod.py", "mod.py", 0100644, 0100644, 2);
 	expect_hunk(&f[0], 0, 1, 3, 1, 3);
@@ -400,4 +402,63 @@ Test(udiff, git_diff_of_a_generated_repo)
 	free(out);
 	selector_change_set_destroy(g);
 	test_repo_destroy(&t);
+}
+
+/* A format-patch series: each mail's Subject (folded, without "[PATCH n/m]") and body up to its
+ * "---" become a commit with the mail's id; the patches after the first signature are read. A
+ * diff with text that is no mail keeps the whole text; a plain diff has no message. */
+Test(udiff, format_patch_messages)
+{
+	static const char series[] =
+	    "From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n"
+	    "From: A <a@b>\n"
+	    "Subject: [PATCH 1/2] Fix test_fold_cpu in\n"
+	    " TestNNDeviceTypeCPU\n"
+	    "\n"
+	    "Repro: python test/test_nn.py -k test_fold\n"
+	    "-- \n"
+	    "---\n"
+	    " a.py | 1 +\n"
+	    "\n"
+	    "diff --git a/a.py b/a.py\n"
+	    "--- a/a.py\n"
+	    "+++ b/a.py\n"
+	    "@@ -1 +1 @@\n"
+	    "-a\n"
+	    "+b\n"
+	    "-- \n"
+	    "2.39.2\n"
+	    "\n"
+	    "From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\n"
+	    "Subject: [PATCH 2/2] Second\n"
+	    "\n"
+	    "---\n"
+	    "diff --git a/b.py b/b.py\n"
+	    "--- a/b.py\n"
+	    "+++ b/b.py\n"
+	    "@@ -1 +1 @@\n"
+	    "-a\n"
+	    "+b\n"
+	    "-- \n"
+	    "2.39.2\n";
+	struct change_set *s = parse_ok(series);
+	cr_assert_eq(s->n_files, 2, "both patches of the series");
+	cr_assert_eq(s->n_commits, 2);
+	cr_assert_str_eq(s->commits[0].id, "1111111111111111111111111111111111111111");
+	cr_assert_str_eq(s->commits[0].message, "Fix test_fold_cpu in TestNNDeviceTypeCPU\n\n"
+						"Repro: python test/test_nn.py -k test_fold\n"
+						"-- \n");
+	cr_assert_str_eq(s->commits[1].id, "2222222222222222222222222222222222222222");
+	cr_assert_str_eq(s->commits[1].message, "Second\n\n");
+	selector_change_set_destroy(s);
+	s = parse_ok("commit 3333333333333333333333333333333333333333\nAuthor: A\n\n"
+		     "    Fixes TestNN.test_fold\n\n"
+		     "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n");
+	cr_assert_eq(s->n_commits, 1);
+	cr_assert_str_eq(s->commits[0].id, "3333333333333333333333333333333333333333");
+	cr_assert(strstr(s->commits[0].message, "    Fixes TestNN.test_fold"));
+	selector_change_set_destroy(s);
+	s = parse_ok("--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n");
+	cr_assert_eq(s->n_commits, 0);
+	selector_change_set_destroy(s);
 }
