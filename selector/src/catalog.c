@@ -78,7 +78,6 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 	free(c);
 }
 
-
 static void mark_key(struct catalog_cache *c, const char *blob_id, enum catalog_file_kind kind)
 {
 	char key[44];
@@ -155,6 +154,16 @@ size_t selector_catalog_cache_disk_hits(const struct catalog_cache *c)
 size_t selector_catalog_cache_scans(const struct catalog_cache *c)
 {
 	return c->scans;
+}
+
+void catalog__cache_drop_graphs(struct catalog_cache *c, const struct catalog_priv *keep)
+{
+	for (struct catalog_priv *p = c->live; p; p = p->live_next) {
+		if (p == keep || !p->graph || impact__graph_source(p->graph) == c->source)
+			continue;
+		impact__graph_destroy(p->graph);
+		p->graph = NULL;
+	}
 }
 
 struct impact_source *catalog__cache_source(const struct catalog_cache *c)

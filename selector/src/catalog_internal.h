@@ -59,6 +59,11 @@ const char *impact__source_blob(const struct impact_source *s, size_t i);
  * and drops the one it held. */
 struct impact_source *catalog__cache_source(const struct catalog_cache *c);
 void catalog__cache_set_source(struct catalog_cache *c, struct impact_source *s);
+struct catalog_priv;
+/* Frees the stage 2 graphs of the cache's live catalogs (but `keep`'s) that are not laid over
+ * its current source graph: derived data, rebuilt on demand over the current one, and each
+ * would keep an old source graph (~100 MB at PyTorch scale) alive. */
+void catalog__cache_drop_graphs(struct catalog_cache *c, const struct catalog_priv *keep);
 
 struct catalog_priv {
 	struct arena arena;

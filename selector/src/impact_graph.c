@@ -565,6 +565,7 @@ static int graph_of(const struct catalog *head, const struct catalog *base,
 		if (!rc && priv->cache) {
 			g->src->refs++;
 			catalog__cache_set_source(priv->cache, g->src);
+			catalog__cache_drop_graphs(priv->cache, priv);
 		}
 	} else if (rc == 1) {
 		rc = 0;
