@@ -18,8 +18,11 @@ What the scanner means, and how the reference says the same:
   - FIRST is the `def`/`class` line, LAST the last line of the last statement of the body
     (ast's end_lineno: a closing bracket or the end of a triple-quoted string counts, trailing
     comments and blank lines do not); deco= is the first decorator's `@` line, FIRST without.
-  - A decorator's NAME is the dotted name its expression starts with ("unittest.skipIf" for
-    @unittest.skipIf(...), "deco" for @deco[0]); the whole text when it starts with none.
+  - A decorator's NAME is the dotted name its expression starts with when the rest is calls,
+    subscripts and attributes only ("unittest.skipIf" for @unittest.skipIf(...), "deco" for
+    @deco[0]); else the whole expression after '@' ("(lambda f: f)" with its parentheses,
+    "x if y else z").
+  - Bases: the arguments of the class line in source order, keywords as name=value.
   - Imports: every import statement, with SCOPE the qualname of the innermost enclosing def
     ("-" at module or class level); `import a.b.c` binds local a, `import a.b as c` local c,
     a star import local "*". module= is the absolute module, or level dots and the rest.
@@ -31,7 +34,9 @@ What the scanner means, and how the reference says the same:
     the headers of nested defs), body hashes, decorator arguments, op database entries.
 """
 import ast
+import io
 import sys
+import tokenize
 
 INSTANTIATE = {
     "instantiate_device_type_tests": "device",
@@ -84,20 +89,34 @@ class Facts(ast.NodeVisitor):
     def segment(self, node):
         return ast.get_source_segment(self.source, node) or ""
 
+    def decorator_text(self, d):
+        """The decorator's whole expression after '@' ("(lambda f: f)", parentheses kept):
+        the tokens from the one after '@' to the last before the end of its line(s)."""
+        lines = self.source.splitlines(keepends=True)
+        start = "".join(lines[d.lineno - 1 : d.end_lineno])
+        at = start.rfind("@", 0, d.col_offset + 1)
+        toks = []
+        try:
+            for t in tokenize.generate_tokens(io.StringIO(start[at + 1 :]).readline):
+                if t.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+                    continue
+                if t.type == tokenize.ENDMARKER:
+                    break
+                toks.append(t.string)
+        except tokenize.TokenError:
+            pass
+        return "".join(toks)
+
     def deco_line(self, node):
         return min([d.lineno for d in node.decorator_list] + [node.lineno])
 
     def visit_ClassDef(self, node):
         q = self.qual(node.name)
         self.lines.append(f"class {q} {node.lineno} {node.end_lineno} deco={self.deco_line(node)}")
-        k = 0
-        for b in node.bases:
-            self.lines.append(f"base {q} {k} {squeeze(self.segment(b))}")
-            k += 1
-        for kw in node.keywords:
-            text = self.segment(kw)  # "name=value" or "**x"
-            self.lines.append(f"base {q} {k} {squeeze(text)}")
-            k += 1
+        # positional and keyword arguments in source order ("name=value", "*x", "**x")
+        args = sorted(node.bases + node.keywords, key=lambda a: (a.lineno, a.col_offset))
+        for k, a in enumerate(args):
+            self.lines.append(f"base {q} {k} {squeeze(self.segment(a))}")
         for d in node.decorator_list:
             self.visit(d)
         self.names.append(node.name)
@@ -109,8 +128,8 @@ class Facts(ast.NodeVisitor):
         q = self.qual(node.name)
         decos = []
         for d in node.decorator_list:
-            name = leading_dotted(d)
-            decos.append(squeeze(name if name is not None else self.segment(d)))
+            name, text = leading_dotted(d), squeeze(self.decorator_text(d))
+            decos.append(name if name is not None and text.startswith(name) else text)
         self.lines.append(
             f"def {q} {node.lineno} {node.end_lineno} deco={self.deco_line(node)} "
             f"async={is_async} decorators={','.join(decos)}"

@@ -32,7 +32,9 @@ struct scan_arg {
 };
 
 struct scan_decorator {
-	const char *name; /* the dotted name as written, without spaces: "ops", "unittest.skipIf" */
+	const char *name; /* the dotted name as written, without spaces: "ops", "unittest.skipIf";
+			   * when the expression is more than that name followed by calls,
+			   * subscripts and attributes ("x if c else y", "(lambda f: f)"): text */
 	const char *text; /* the whole decorator expression after '@', as written */
 	bool called;      /* has an argument list: @ops(...) vs @onlyCUDA */
 	const char *args; /* the text between the parentheses; NULL when not called */
