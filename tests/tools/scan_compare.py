@@ -89,7 +89,8 @@ def main():
         f"files {n['files']} ({n['bytes']} bytes), not UTF-8 {n['not utf-8']}, "
         f"unparsable {n['unparsable']}; compared: classes {n['class']}, bases {n['base']}, "
         f"defs {n['def']} (tests {n['tests']}), imports {n['import']}, "
-        f"instantiate calls {n['instantiate']}; disagreements {mismatches}"
+        f"instantiate calls {n['instantiate']}, op entries {n['opinfo']}; "
+        f"disagreements {mismatches}"
     )
     if args.time:
         t = subprocess.run([args.dump, "--time"] + files, capture_output=True, text=True)

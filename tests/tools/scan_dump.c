@@ -10,6 +10,7 @@
  *   def QUALNAME FIRST LAST deco=LINE async=0|1 decorators=NAME,NAME
  *   import SCOPE level=N module=M name=N local=L
  *   instantiate device|parametrized CLASS LINE
+ *   opinfo KIND FIRST LAST aten=NAME|- variant=NAME|- name=NAME
  *
  * With --time, prints instead the bytes scanned and the seconds the scanner took, the best of
  * five scans of each file (stderr). */
@@ -76,6 +77,12 @@ static void dump(const struct scan_file *f)
 		printf("import %s level=%d module=%.*s%s name=%s local=%s\n",
 		       scope_of(f, im->function), im->level, im->level, "..........", m,
 		       im->name ? im->name : "-", im->local ? im->local : "-");
+	}
+	for (size_t i = 0; i < f->n_opinfos; i++) {
+		const struct scan_opinfo *o = &f->opinfos[i];
+		printf("opinfo %s %u %u aten=%s variant=%s name=%s\n", o->kind, o->first_line,
+		       o->last_line, o->aten_name ? o->aten_name : "-",
+		       o->variant_test_name ? o->variant_test_name : "-", o->name);
 	}
 	for (size_t i = 0; i < f->n_instantiates; i++) {
 		const struct scan_instantiate *in = &f->instantiates[i];

@@ -11,6 +11,7 @@ normalised text form tests/tools/scan_dump.c prints from the scanner. One fact a
   def QUALNAME FIRST LAST deco=LINE async=0|1 decorators=NAME,NAME
   import SCOPE level=N module=M name=N local=L
   instantiate device|parametrized CLASS LINE
+  opinfo KIND FIRST LAST aten=NAME|- variant=NAME|- name=NAME
 
 What the scanner means, and how the reference says the same:
   - QUALNAME joins the names of the enclosing defs and classes with "." ("C.m", "f.Local.m"),
@@ -29,9 +30,13 @@ What the scanner means, and how the reference says the same:
   - instantiate_device_type_tests / instantiate_parametrized_tests: calls that are whole
     statements outside any def or class (at any depth of if/try/with), CLASS the first
     argument's text.
+  - Op database entries: every call of a name ending in "Info" (not a def or class line)
+    whose first argument is one string literal, or, for the known kinds (OpInfo,
+    UnaryUfuncInfo, ...), that has name="..."; KIND the callee's last name, FIRST its line,
+    LAST the closing parenthesis's line, aten_name= and variant_test_name= when string literals.
   - Not compared: the dotted names a body uses (the scanner's are an approximation: it resolves
     names through imports without scoping, keeps `.attr` of anything else, and includes
-    the headers of nested defs), body hashes, decorator arguments, op database entries.
+    the headers of nested defs), body hashes, decorator arguments.
 """
 import ast
 import io
@@ -58,6 +63,12 @@ def dotted(e):
         return None
     parts.append(e.id)
     return ".".join(reversed(parts))
+
+
+OPINFO_KINDS = {
+    "OpInfo", "UnaryUfuncInfo", "BinaryUfuncInfo", "ReductionOpInfo",
+    "ShapeFuncInfo", "ForeachFuncInfo", "SpectralFuncInfo",
+}
 
 
 def leading_dotted(e):
@@ -117,8 +128,8 @@ class Facts(ast.NodeVisitor):
         args = sorted(node.bases + node.keywords, key=lambda a: (a.lineno, a.col_offset))
         for k, a in enumerate(args):
             self.lines.append(f"base {q} {k} {squeeze(self.segment(a))}")
-        for d in node.decorator_list:
-            self.visit(d)
+        for e in node.decorator_list + node.bases + node.keywords:
+            self.visit(e)
         self.names.append(node.name)
         for s in node.body:
             self.visit(s)
@@ -134,6 +145,8 @@ class Facts(ast.NodeVisitor):
             f"def {q} {node.lineno} {node.end_lineno} deco={self.deco_line(node)} "
             f"async={is_async} decorators={','.join(decos)}"
         )
+        for e in node.decorator_list + [node.args] + ([node.returns] if node.returns else []):
+            self.visit(e)
         self.names.append(node.name)
         self.functions.append(q)
         for s in node.body:
@@ -162,6 +175,29 @@ class Facts(ast.NodeVisitor):
                 f"import {self.scope()} level={node.level} module={module} "
                 f"name={a.name} local={local}"
             )
+
+    def one_string(self, e):
+        """The value of `e` when it is a single plain string literal token, else None."""
+        if not isinstance(e, ast.Constant) or not isinstance(e.value, str):
+            return None
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(self.segment(e)).readline)
+                if t.type == tokenize.STRING]
+        return e.value if len(toks) == 1 else None
+
+    def visit_Call(self, node):
+        f = node.func
+        kind = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if kind.endswith("Info"):
+            kw = {k.arg: self.one_string(k.value) for k in node.keywords if k.arg}
+            first = self.one_string(node.args[0]) if node.args else None
+            name = first if first is not None else (kw.get("name") if kind in OPINFO_KINDS else None)
+            if name is not None:
+                self.lines.append(
+                    f"opinfo {kind} {f.end_lineno} {node.end_lineno} "
+                    f"aten={kw.get('aten_name') or '-'} "
+                    f"variant={kw.get('variant_test_name') or '-'} name={name}"
+                )
+        self.generic_visit(node)
 
     def visit_Expr(self, node):
         call = node.value
