@@ -114,7 +114,8 @@ struct scan_instantiate {
 /* An op database entry: OpInfo("add", ...), UnaryUfuncInfo(...), any *Info("name", ...). */
 struct scan_opinfo {
 	const char *kind;              /* the callee's last name: "OpInfo", "BinaryUfuncInfo" */
-	const char *name;              /* the first positional string, or name= */
+	const char *name;              /* the first positional plain string literal, or name=
+					* (an f-string or bytes names no entry) */
 	const char *aten_name;         /* aten_name= when present, else NULL */
 	const char *variant_test_name; /* variant_test_name= when present, else NULL */
 	uint32_t first_line;           /* the callee's line */

@@ -415,3 +415,17 @@ Test(scan_corpus, decorator_expressions)
 	range(f, "Called.method", 6, 7);
 	scan_file_destroy(f);
 }
+
+Test(scan_corpus, opinfo_names)
+{
+	struct scan_file *f = scan_fixture("35_opinfo_names.py", NULL);
+	static const char *const want[] = { "in_decorator", "in_default", "by_keyword", "raw.name",
+					    "dotted" };
+	cr_assert_eq(f->n_opinfos, 5, "no entry for f-strings, bytes or concatenations");
+	for (size_t k = 0; k < 5; k++)
+		cr_assert_str_eq(f->opinfos[k].name, want[k]);
+	cr_assert_eq(selector_scan_opinfo_at(f, 11), -1, "the f-string entry is no entry");
+	cr_assert_str_eq(f->opinfos[4].aten_name, "total");
+	cr_assert_eq(f->opinfos[4].last_line, 16);
+	scan_file_destroy(f);
+}
