@@ -252,13 +252,53 @@ static int classes_ended(struct catalog *cat, size_t *cap, struct arena *a, size
 	return 0;
 }
 
+static int cmp_test_def(const void *a, const void *b)
+{
+	const struct catalog_test *x = *(const struct catalog_test *const *)a;
+	const struct catalog_test *y = *(const struct catalog_test *const *)b;
+	int c = strcmp(x->id, y->id);
+	if (!c)
+		c = (x->function > y->function) - (x->function < y->function);
+	return c ? c : (x > y) - (x < y); /* then by position: the last one stays */
+}
+
+/* A name defined twice in a class (or at module level) is one test, the last definition: drops
+ * the earlier ones of tests [from, n_tests), keeping the order of the others. */
+static int drop_redefined(struct catalog *cat, size_t from)
+{
+	size_t k = cat->n_tests - from;
+	if (k < 2)
+		return 0;
+	struct catalog_test **v = malloc(sizeof(*v) * k);
+	if (!v)
+		return err_set(ERR_NOMEM, "catalog: %zu tests", k);
+	for (size_t i = 0; i < k; i++)
+		v[i] = &cat->tests[from + i];
+	qsort(v, k, sizeof(*v), cmp_test_def);
+	size_t dropped = 0;
+	for (size_t i = 0; i + 1 < k; i++)
+		if (strcmp(v[i]->id, v[i + 1]->id) == 0) {
+			v[i]->id = NULL; /* an earlier definition of the same test */
+			dropped++;
+		}
+	free(v);
+	if (!dropped)
+		return 0;
+	size_t o = from;
+	for (size_t i = from; i < cat->n_tests; i++)
+		if (cat->tests[i].id)
+			cat->tests[o++] = cat->tests[i];
+	cat->n_tests = o;
+	return 0;
+}
+
 /* The tests of one test file, in source order; a class's inherited tests follow its own. */
 static int file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file)
 {
 	const struct scan_file *sf = cat->files[file].blob->scan;
 	bool is_test[CLASSES_MAX] = { 0 };
 	test_classes(sf, is_test);
-	size_t next = 0;
+	size_t next = 0, from = cat->n_tests;
 	for (size_t i = 0; i < sf->n_functions; i++) {
 		const struct scan_function *fn = &sf->functions[i];
 		if (fn->parent_function >= 0 || strncmp(fn->name, "test", 4) != 0)
@@ -278,7 +318,8 @@ static int file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t 
 		if (rc)
 			return rc;
 	}
-	return classes_ended(cat, cap, a, file, is_test, &next, UINT32_MAX);
+	int rc = classes_ended(cat, cap, a, file, is_test, &next, UINT32_MAX);
+	return rc ? rc : drop_redefined(cat, from);
 }
 
 static int cmp_test(const void *a, const void *b)

@@ -442,6 +442,8 @@ static const char *inherit_v1 =
     "class TestOther(other.TestCase):\n    def test_o(self):\n        pass\n"
     "class TestR(TestCase):\n    def test_r1(self):\n        pass\n"
     "class TestR(TestR):\n    def test_r2(self):\n        pass\n"
+    "class TestTwice(TestCase):\n    def test_t(self):\n        pass\n"
+    "    def test_t(self):\n        return 2\n"
     "instantiate_device_type_tests(TestDev, globals())\n";
 static const char *inherit_v2_base = /* TestA.test_x's body */
     "from torch.testing._internal.common_utils import TestCase\n"
@@ -457,6 +459,8 @@ static const char *inherit_v2_base = /* TestA.test_x's body */
     "class TestOther(other.TestCase):\n    def test_o(self):\n        pass\n"
     "class TestR(TestCase):\n    def test_r1(self):\n        pass\n"
     "class TestR(TestR):\n    def test_r2(self):\n        pass\n"
+    "class TestTwice(TestCase):\n    def test_t(self):\n        pass\n"
+    "    def test_t(self):\n        return 2\n"
     "instantiate_device_type_tests(TestDev, globals())\n";
 
 static void build_inherit(struct fx *f)
@@ -511,7 +515,7 @@ Test(catalog, inherited_tests)
 		"TestA::test_x",     "TestA::test_y",   "TestB::test_y",     "TestB::test_x",
 		"TestC::test_y",     "TestC::test_x",   "TestC::test_mix",   "TestDev::test_d",
 		"TestDev::test_x",   "TestDev::test_y", "TestEarly::test_e", "TestLate::test_l",
-		"TestOther::test_o", "TestR::test_r1",  "TestR::test_r2",    "TestR::test_r1",
+		"TestOther::test_o", "TestR::test_r2",  "TestR::test_r1",    "TestTwice::test_t",
 	};
 	size_t nw = sizeof(want) / sizeof(want[0]);
 	cr_assert_geq(cat->n_tests, nw);
@@ -534,6 +538,16 @@ Test(catalog, inherited_tests)
 	cr_assert_not(test_of(cat, "TestA", "test_x")->device_generic);
 	/* a base defined later (a NameError in Python) is not followed */
 	cr_assert_null(test_of(cat, "TestEarly", "test_l"));
+	/* a redefined class shadows the first: TestR runs test_r2 and, inherited, test_r1 once */
+	cr_assert_str_eq(cat->tests[16].id, "test/test_inherit.py::T0::test_0");
+	/* a test defined twice in a class is one test, the last definition */
+	const struct catalog_test *twice = test_of(cat, "TestTwice", "test_t");
+	cr_assert_not_null(twice);
+	cr_assert_eq(sf->functions[twice->function].first_line, 41);
+	size_t n_twice = 0;
+	for (size_t i = 0; i < cat->n_tests; i++)
+		n_twice += strstr(cat->tests[i].id, "::TestTwice::") != NULL;
+	cr_assert_eq(n_twice, 1);
 	/* the chain of 20: T19 inherits from its INHERIT_DEPTH_MAX (16) nearest ancestors */
 	size_t t19 = 0;
 	for (size_t i = 0; i < cat->n_tests; i++)
