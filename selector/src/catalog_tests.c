@@ -264,11 +264,39 @@ static int cmp_test_def(const void *a, const void *b)
 
 /* A name defined twice in a class (or at module level) is one test, the last definition: drops
  * the earlier ones of tests [from, n_tests), keeping the order of the others. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* True when two of tests [from, to) may share an id: their ids' hashes, sorted, repeat. Spares
+ * the sort of the ids themselves for the files without (nearly all). */
+static int may_repeat(const struct catalog *cat, size_t from, size_t to, bool *out)
+{
+	uint64_t *h = malloc(sizeof(*h) * (to - from));
+	if (!h)
+		return err_set(ERR_NOMEM, "catalog: %zu tests", to - from);
+	for (size_t i = from; i < to; i++)
+		h[i - from] =
+		    catalog__hash(cat->tests[i].id, strlen(cat->tests[i].id), CATALOG_HASH_SEED);
+	qsort(h, to - from, sizeof(*h), cmp_u64);
+	*out = false;
+	for (size_t i = 0; i + 1 < to - from && !*out; i++)
+		*out = h[i] == h[i + 1];
+	free(h);
+	return 0;
+}
+
 static int drop_redefined(struct catalog *cat, size_t from)
 {
 	size_t k = cat->n_tests - from;
+	bool repeat = false;
 	if (k < 2)
 		return 0;
+	int rc = may_repeat(cat, from, cat->n_tests, &repeat);
+	if (rc || !repeat)
+		return rc;
 	struct catalog_test **v = malloc(sizeof(*v) * k);
 	if (!v)
 		return err_set(ERR_NOMEM, "catalog: %zu tests", k);
