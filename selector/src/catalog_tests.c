@@ -1,6 +1,8 @@
 /* The tests of a catalog's test files: test_* methods of classes deriving (directly or through
- * other test classes of the same file) from a TestCase-like base, module-level test_ functions,
+ * other test classes of the same file) from a TestCase-like base, the test methods such a class
+ * inherits from the classes of the same file it derives from, module-level test_ functions,
  * device-generic and parametrized classes, and the ops an @ops(...) decorator runs over. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,10 @@
 #include "common/err.h"
 
 #define CLASSES_MAX 4096
+/* Inherited tests: base classes followed from one test class (its whole ancestry, each class
+ * once), and how deep a chain of bases is followed. */
+#define INHERIT_CLASSES_MAX 64
+#define INHERIT_DEPTH_MAX   16
 
 static bool testcase_base(const char *name)
 {
@@ -140,16 +146,194 @@ static bool instantiated(const struct scan_file *sf, const char *cls,
 	return false;
 }
 
+/* The class of this file a base name of class `c` stands for: the last top-level class of that
+ * name defined before `c` (a later one does not exist yet when `c` is defined), or -1. Dotted
+ * names (another module's classes) are not followed. */
+static int base_class(const struct scan_file *sf, size_t c, const char *name)
+{
+	int found = -1;
+	for (size_t o = 0; o < sf->n_classes && o < CLASSES_MAX; o++) {
+		const struct scan_class *k = &sf->classes[o];
+		if (k->parent_class >= 0 || k->parent_function >= 0 ||
+		    k->first_line >= sf->classes[c].first_line || strcmp(k->name, name) != 0)
+			continue;
+		found = (int)o;
+	}
+	return found;
+}
+
+struct inherit {
+	const struct scan_file *sf;
+	int order[INHERIT_CLASSES_MAX]; /* the ancestry, depth first and left to right */
+	size_t n;
+};
+
+/* Appends the bases of class `c` (and theirs) to x->order, each class once: Python's method
+ * resolution order for the single and the usual multiple inheritance (C3 differs from this
+ * depth-first walk only for diamonds whose shared base is listed first). */
+static void ancestry(struct inherit *x, size_t c, int depth)
+{
+	const struct scan_class *k = &x->sf->classes[c];
+	for (size_t b = 0; b < k->n_bases && depth < INHERIT_DEPTH_MAX; b++) {
+		if (k->bases[b].keyword || k->bases[b].kind != SCAN_ARG_NAME || !k->bases[b].value)
+			continue;
+		int o = base_class(x->sf, c, k->bases[b].value);
+		bool seen = o < 0;
+		for (size_t i = 0; i < x->n && !seen; i++)
+			seen = x->order[i] == o;
+		if (seen || x->n >= INHERIT_CLASSES_MAX)
+			continue;
+		x->order[x->n++] = o;
+		ancestry(x, (size_t)o, depth + 1);
+	}
+}
+
+/* True when class `c` or a class before index `upto` of the ancestry defines a method `name`. */
+static bool defined_before(const struct inherit *x, size_t c, size_t upto, const char *name)
+{
+	const struct scan_file *sf = x->sf;
+	for (size_t i = 0; i < sf->n_functions; i++) {
+		int owner = sf->functions[i].class_index;
+		bool earlier = owner == (int)c;
+		for (size_t a = 0; a < upto && !earlier; a++)
+			earlier = owner == x->order[a];
+		if (earlier && strcmp(sf->functions[i].name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The test methods test class `c` inherits from the classes of its file: each test* method of
+ * an ancestor that neither `c` nor an ancestor earlier in the resolution order defines (the
+ * last definition when a class defines a name twice), listed as path::C::name with the body,
+ * hash and decorators of the method it inherits and the flags of `c`. */
+static int inherited_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file, size_t c)
+{
+	const struct scan_file *sf = cat->files[file].blob->scan;
+	struct inherit x = { .sf = sf };
+	ancestry(&x, c, 0);
+	const char *cls = sf->classes[c].name;
+	bool dev = instantiated(sf, cls, SCAN_INSTANTIATE_DEVICE_TYPE);
+	bool par = instantiated(sf, cls, SCAN_INSTANTIATE_PARAMETRIZED);
+	for (size_t o = 0; o < x.n; o++) {
+		for (size_t i = 0; i < sf->n_functions; i++) {
+			const struct scan_function *fn = &sf->functions[i];
+			if (fn->class_index != x.order[o] || strncmp(fn->name, "test", 4) != 0)
+				continue;
+			bool later = false; /* a second definition in the same class wins */
+			for (size_t j = i + 1; j < sf->n_functions && !later; j++)
+				later = sf->functions[j].class_index == x.order[o] &&
+					strcmp(sf->functions[j].name, fn->name) == 0;
+			if (later || defined_before(&x, c, o, fn->name))
+				continue;
+			int rc = add_test(cat, cap, a, file, (int)i, cls, dev, par);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Inherited tests of the test classes [*next, ...) that end before `line`, after their own. */
+static int classes_ended(struct catalog *cat, size_t *cap, struct arena *a, size_t file,
+			 const bool *is_test, size_t *next, uint32_t line)
+{
+	const struct scan_file *sf = cat->files[file].blob->scan;
+	for (; *next < sf->n_classes && *next < CLASSES_MAX; (*next)++) {
+		size_t c = *next;
+		if (sf->classes[c].last_line >= line)
+			break;
+		int rc = is_test[c] && sf->classes[c].n_bases
+			     ? inherited_tests(cat, cap, a, file, c)
+			     : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_test_def(const void *a, const void *b)
+{
+	const struct catalog_test *x = *(const struct catalog_test *const *)a;
+	const struct catalog_test *y = *(const struct catalog_test *const *)b;
+	int c = strcmp(x->id, y->id);
+	if (!c)
+		c = (x->function > y->function) - (x->function < y->function);
+	return c ? c : (x > y) - (x < y); /* then by position: the last one stays */
+}
+
+/* A name defined twice in a class (or at module level) is one test, the last definition: drops
+ * the earlier ones of tests [from, n_tests), keeping the order of the others. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* True when two of tests [from, to) may share an id: their ids' hashes, sorted, repeat. Spares
+ * the sort of the ids themselves for the files without (nearly all). */
+static int may_repeat(const struct catalog *cat, size_t from, size_t to, bool *out)
+{
+	uint64_t *h = malloc(sizeof(*h) * (to - from));
+	if (!h)
+		return err_set(ERR_NOMEM, "catalog: %zu tests", to - from);
+	for (size_t i = from; i < to; i++)
+		h[i - from] =
+		    catalog__hash(cat->tests[i].id, strlen(cat->tests[i].id), CATALOG_HASH_SEED);
+	qsort(h, to - from, sizeof(*h), cmp_u64);
+	*out = false;
+	for (size_t i = 0; i + 1 < to - from && !*out; i++)
+		*out = h[i] == h[i + 1];
+	free(h);
+	return 0;
+}
+
+static int drop_redefined(struct catalog *cat, size_t from)
+{
+	size_t k = cat->n_tests - from;
+	bool repeat = false;
+	if (k < 2)
+		return 0;
+	int rc = may_repeat(cat, from, cat->n_tests, &repeat);
+	if (rc || !repeat)
+		return rc;
+	struct catalog_test **v = malloc(sizeof(*v) * k);
+	if (!v)
+		return err_set(ERR_NOMEM, "catalog: %zu tests", k);
+	for (size_t i = 0; i < k; i++)
+		v[i] = &cat->tests[from + i];
+	qsort(v, k, sizeof(*v), cmp_test_def);
+	size_t dropped = 0;
+	for (size_t i = 0; i + 1 < k; i++)
+		if (strcmp(v[i]->id, v[i + 1]->id) == 0) {
+			v[i]->id = NULL; /* an earlier definition of the same test */
+			dropped++;
+		}
+	free(v);
+	if (!dropped)
+		return 0;
+	size_t o = from;
+	for (size_t i = from; i < cat->n_tests; i++)
+		if (cat->tests[i].id)
+			cat->tests[o++] = cat->tests[i];
+	cat->n_tests = o;
+	return 0;
+}
+
+/* The tests of one test file, in source order; a class's inherited tests follow its own. */
 static int file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file)
 {
 	const struct scan_file *sf = cat->files[file].blob->scan;
 	bool is_test[CLASSES_MAX] = { 0 };
 	test_classes(sf, is_test);
+	size_t next = 0, from = cat->n_tests;
 	for (size_t i = 0; i < sf->n_functions; i++) {
 		const struct scan_function *fn = &sf->functions[i];
 		if (fn->parent_function >= 0 || strncmp(fn->name, "test", 4) != 0)
 			continue;
-		int rc = 0;
+		int rc = classes_ended(cat, cap, a, file, is_test, &next, fn->first_line);
+		if (rc)
+			return rc;
 		if (fn->class_index < 0) {
 			if (strncmp(fn->name, "test_", 5) == 0)
 				rc = add_test(cat, cap, a, file, (int)i, NULL, false, false);
@@ -162,7 +346,8 @@ static int file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t 
 		if (rc)
 			return rc;
 	}
-	return 0;
+	int rc = classes_ended(cat, cap, a, file, is_test, &next, UINT32_MAX);
+	return rc ? rc : drop_redefined(cat, from);
 }
 
 static int cmp_test(const void *a, const void *b)

@@ -233,6 +233,18 @@ static bool known_kind(const char *s, size_t n)
 	return false;
 }
 
+/* A plain string literal ("x", r'x', u"x"): not bytes nor an f-string, whose value is not
+ * known before the program runs. */
+static bool plain_string(const struct scan_state *st, const struct tok *t)
+{
+	if (!t || t->kind != TOK_STRING)
+		return false;
+	for (const char *s = st->d + t->off; *s != '\'' && *s != '"'; s++)
+		if ((*s | 0x20) != 'r' && (*s | 0x20) != 'u')
+			return false;
+	return true;
+}
+
 static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, size_t close)
 {
 	const struct tok *t = &ll->toks[i];
@@ -264,6 +276,9 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 		}
 		a = k + 1;
 	}
+	/* an f-string name is no name: an edit of the entry then counts as outside any entry */
+	first = plain_string(st, first) ? first : NULL;
+	name_kw = plain_string(st, name_kw) ? name_kw : NULL;
 	if (!first && !(known && name_kw))
 		return 0;
 	struct scan_opinfo *o =
@@ -276,7 +291,7 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 	o->kind = scan__strndup(st->arena, st->d + t->off, t->len);
 	const struct tok *nt = first ? first : name_kw;
 	o->name = scan__string_value(st, nt);
-	if (!o->name)
+	if (!o->name) /* unterminated: as written */
 		o->name = scan__strndup(st->arena, st->d + nt->off, nt->len);
 	o->aten_name = aten ? scan__string_value(st, aten) : NULL;
 	o->variant_test_name = variant ? scan__string_value(st, variant) : NULL;

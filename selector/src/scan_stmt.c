@@ -254,6 +254,23 @@ static int class_header(struct scan_state *st, struct lline *ll, size_t i, uint6
 	return push_scope(st, 1, idx, ll->indent, 0, ll->first_line);
 }
 
+/* True when tokens [k, n) of the line are trailers only: `.name`, `(...)`, `[...]`. A decorator
+ * is named after the dotted name it starts with only then (`@a.b(c)[0]`, not `@x if y else z`
+ * nor `@a + b`, whose name is their whole text). */
+static bool trailers_only(const struct lline *ll, size_t k)
+{
+	while (k < ll->n) {
+		const struct tok *t = &ll->toks[k];
+		if ((tok_op(t, '(') || tok_op(t, '[')) && t->match > (int32_t)k)
+			k = (size_t)t->match + 1;
+		else if (tok_op(t, '.') && k + 1 < ll->n && ll->toks[k + 1].kind == TOK_NAME)
+			k += 2;
+		else
+			return false;
+	}
+	return true;
+}
+
 /* `@expr`: kept until the def or class it decorates. */
 static int decorator(struct scan_state *st, struct lline *ll, uint64_t lh)
 {
@@ -282,7 +299,9 @@ static int decorator(struct scan_state *st, struct lline *ll, uint64_t lh)
 				last->off + last->len - ll->toks[1].off);
 	size_t end = 1;
 	d->name = scan__dotted(st, ll, 1, &end);
-	if (!d->name)
+	if (!d->name && st->err)
+		return st->err;
+	if (!d->name || !trailers_only(ll, end))
 		d->name = d->text;
 	if (end < ll->n && tok_op(&ll->toks[end], '(') && ll->toks[end].match > (int32_t)end) {
 		size_t close = (size_t)ll->toks[end].match;

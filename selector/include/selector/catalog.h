@@ -78,7 +78,8 @@ enum catalog_opset {
 struct catalog_test {
 	const char *id;         /* "test/nn/test_x.py::TestX::test_y", "test/t.py::test_f" */
 	size_t file;            /* index in catalog files */
-	int function;           /* index in the file's scan functions */
+	int function;           /* index in the file's scan functions (for an inherited test: the
+				 * base class's method it runs) */
 	const char *class_name; /* NULL for a module-level test */
 	bool device_generic;    /* instantiate_device_type_tests applies to its class */
 	bool parametrized;      /* instantiate_parametrized_tests applies */
@@ -93,7 +94,8 @@ struct catalog {
 			     * built for another commit keeps the first one's) */
 	struct catalog_file *files; /* sorted by path */
 	size_t n_files;
-	struct catalog_test *tests; /* in file order, then source order */
+	struct catalog_test *tests; /* in file order, then source order (a class's inherited
+				     * tests right after its own) */
 	size_t n_tests;
 	void *priv_; /* private: memory and indexes */
 };

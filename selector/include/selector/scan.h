@@ -32,7 +32,9 @@ struct scan_arg {
 };
 
 struct scan_decorator {
-	const char *name; /* the dotted name as written, without spaces: "ops", "unittest.skipIf" */
+	const char *name; /* the dotted name as written, without spaces: "ops", "unittest.skipIf";
+			   * when the expression is more than that name followed by calls,
+			   * subscripts and attributes ("x if c else y", "(lambda f: f)"): text */
 	const char *text; /* the whole decorator expression after '@', as written */
 	bool called;      /* has an argument list: @ops(...) vs @onlyCUDA */
 	const char *args; /* the text between the parentheses; NULL when not called */
@@ -112,7 +114,8 @@ struct scan_instantiate {
 /* An op database entry: OpInfo("add", ...), UnaryUfuncInfo(...), any *Info("name", ...). */
 struct scan_opinfo {
 	const char *kind;              /* the callee's last name: "OpInfo", "BinaryUfuncInfo" */
-	const char *name;              /* the first positional string, or name= */
+	const char *name;              /* the first positional plain string literal, or name=
+					* (an f-string or bytes names no entry) */
 	const char *aten_name;         /* aten_name= when present, else NULL */
 	const char *variant_test_name; /* variant_test_name= when present, else NULL */
 	uint32_t first_line;           /* the callee's line */

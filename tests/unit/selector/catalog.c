@@ -105,22 +105,27 @@ Test(catalog, tests_and_native)
 	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
 	struct catalog *cat;
 	cr_assert_eq(selector_catalog_build(&cat, f.t.dir, f.c[0], cache), 0, "%s", err_last());
+	/* TestB(TestA) runs TestA's tests too: listed under TestB after its own. */
 	const char *want[] = {
 		"test/test_a.py::TestA::test_one",   "test/test_a.py::TestA::test_two",
-		"test/test_a.py::TestB::test_three", "test/test_a.py::TestD::test_u",
+		"test/test_a.py::TestB::test_three", "test/test_a.py::TestB::test_one",
+		"test/test_a.py::TestB::test_two",   "test/test_a.py::TestD::test_u",
 		"test/test_a.py::TestD::test_n",     "test/test_a.py::test_free"
 	};
-	cr_assert_eq(cat->n_tests, 6);
-	for (size_t i = 0; i < 6; i++)
+	cr_assert_eq(cat->n_tests, 8);
+	for (size_t i = 0; i < 8; i++)
 		cr_assert_str_eq(cat->tests[i].id, want[i]);
-	cr_assert(cat->tests[3].device_generic);
+	cr_assert_eq(cat->tests[3].function, cat->tests[0].function, "TestA.test_one's def");
+	cr_assert_eq(cat->tests[3].body_hash, cat->tests[0].body_hash);
+	cr_assert_str_eq(cat->tests[3].class_name, "TestB");
+	cr_assert(cat->tests[5].device_generic);
 	cr_assert_not(cat->tests[0].device_generic);
-	cr_assert_eq(cat->tests[3].opset, CATALOG_OPSET_UNARY);
-	cr_assert_eq(cat->tests[4].opset, CATALOG_OPSET_NAMES);
-	cr_assert_str_eq(cat->tests[4].op_names[0], "mul");
-	cr_assert(selector_catalog_test_covers_op(&cat->tests[3], "exp",
+	cr_assert_eq(cat->tests[5].opset, CATALOG_OPSET_UNARY);
+	cr_assert_eq(cat->tests[6].opset, CATALOG_OPSET_NAMES);
+	cr_assert_str_eq(cat->tests[6].op_names[0], "mul");
+	cr_assert(selector_catalog_test_covers_op(&cat->tests[5], "exp",
 						  selector_catalog_op_kind(cat, "exp")));
-	cr_assert_not(selector_catalog_test_covers_op(&cat->tests[3], "mul",
+	cr_assert_not(selector_catalog_test_covers_op(&cat->tests[5], "mul",
 						      selector_catalog_op_kind(cat, "mul")));
 	const struct catalog_file *y =
 	    selector_catalog_file(cat, "aten/src/ATen/native/native_functions.yaml");
@@ -157,7 +162,7 @@ Test(catalog, shared_by_tree)
 	cr_assert_eq(a, b, "the same tree: the same catalog");
 	cr_assert_eq(selector_catalog_cache_tree_hits(cache), 1);
 	selector_catalog_destroy(a); /* b (and the cache) still hold it */
-	cr_assert_eq(b->n_tests, 6);
+	cr_assert_eq(b->n_tests, 8);
 	cr_assert_eq(selector_catalog_build(&c, f.t.dir, f.c[2], cache), 0, "%s", err_last());
 	cr_assert_neq(c, b);
 	cr_assert_eq(selector_catalog_build(&e1, f.t.dir, NULL, cache), 0);
@@ -252,10 +257,13 @@ Test(impact, each_signal)
 {
 	struct fx f;
 	build(&f);
-	const char *edited[] = { "test/test_a.py::TestA::test_one" };
-	expect(&f, 0, edited, 1, false); /* the test body edit: that test only */
-	const char *sym[] = { "test/test_a.py::TestA::test_one" };
-	expect(&f, 1, sym, 1, false); /* _impl.inner <- functional.gelu <- test_one */
+	/* The test body edit: that test, and TestB's that inherits it. */
+	const char *edited[] = { "test/test_a.py::TestA::test_one",
+				 "test/test_a.py::TestB::test_one" };
+	expect(&f, 0, edited, 2, false);
+	const char *sym[] = { "test/test_a.py::TestA::test_one",
+			      "test/test_a.py::TestB::test_one" };
+	expect(&f, 1, sym, 2, false); /* _impl.inner <- functional.gelu <- test_one */
 	const char *native[] = { "test/test_a.py::TestB::test_three",
 				 "test/test_a.py::TestD::test_n" };
 	expect(&f, 2, native, 2, false); /* mul_k -> mul -> x.mul(), @ops('mul') */
@@ -415,5 +423,158 @@ Test(catalog, warm_chain_same_as_cold)
 	}
 	cr_assert_geq(selector_catalog_cache_tree_hits(warm), 6, "each base was the last head");
 	selector_catalog_cache_destroy(warm);
+	test_repo_destroy(&f.t);
+}
+
+/* Inherited tests: a test class runs the test methods of the classes of its file it derives
+ * from (overridden by name, through chains, mixins too), under its own name and flags. */
+static const char *inherit_v1 =
+    "from torch.testing._internal.common_utils import TestCase\n"
+    "class Mixin:\n    def test_mix(self):\n        m = 1\n    def test_mix(self):\n"
+    "        m = 2\n    def helper(self):\n        pass\n"
+    "class TestA(TestCase):\n    def test_x(self):\n        a = 1\n"
+    "    def test_y(self):\n        b = 1\n"
+    "class TestB(TestA):\n    def test_y(self):\n        c = 1\n"
+    "class TestC(TestB, Mixin):\n    pass\n"
+    "class TestDev(TestA):\n    @onlyCPU\n    def test_d(self, device):\n        pass\n"
+    "class TestEarly(TestLate):\n    def test_e(self):\n        pass\n"
+    "class TestLate(TestCase):\n    def test_l(self):\n        pass\n"
+    "class TestOther(other.TestCase):\n    def test_o(self):\n        pass\n"
+    "class TestR(TestCase):\n    def test_r1(self):\n        pass\n"
+    "class TestR(TestR):\n    def test_r2(self):\n        pass\n"
+    "class TestTwice(TestCase):\n    def test_t(self):\n        pass\n"
+    "    def test_t(self):\n        return 2\n"
+    "instantiate_device_type_tests(TestDev, globals())\n";
+static const char *inherit_v2_base = /* TestA.test_x's body */
+    "from torch.testing._internal.common_utils import TestCase\n"
+    "class Mixin:\n    def test_mix(self):\n        m = 1\n    def test_mix(self):\n"
+    "        m = 2\n    def helper(self):\n        pass\n"
+    "class TestA(TestCase):\n    def test_x(self):\n        a = 2\n"
+    "    def test_y(self):\n        b = 1\n"
+    "class TestB(TestA):\n    def test_y(self):\n        c = 1\n"
+    "class TestC(TestB, Mixin):\n    pass\n"
+    "class TestDev(TestA):\n    @onlyCPU\n    def test_d(self, device):\n        pass\n"
+    "class TestEarly(TestLate):\n    def test_e(self):\n        pass\n"
+    "class TestLate(TestCase):\n    def test_l(self):\n        pass\n"
+    "class TestOther(other.TestCase):\n    def test_o(self):\n        pass\n"
+    "class TestR(TestCase):\n    def test_r1(self):\n        pass\n"
+    "class TestR(TestR):\n    def test_r2(self):\n        pass\n"
+    "class TestTwice(TestCase):\n    def test_t(self):\n        pass\n"
+    "    def test_t(self):\n        return 2\n"
+    "instantiate_device_type_tests(TestDev, globals())\n";
+
+static void build_inherit(struct fx *f)
+{
+	test_repo_create(&f->t);
+	/* A chain of 20 classes, each deriving from the one before, for the depth bound. */
+	static char fixed[4096];
+	size_t m = (size_t)snprintf(fixed, sizeof(fixed), "%s", inherit_v1);
+	for (int k = 0; k < 20 && m < sizeof(fixed); k++) {
+		char base[16] = "TestCase";
+		if (k)
+			snprintf(base, sizeof(base), "T%d", k - 1);
+		m += (size_t)snprintf(fixed + m, sizeof(fixed) - m,
+				      "class T%d(%s):\n    def test_%d(self):\n        pass\n", k,
+				      base, k);
+	}
+	cr_assert_lt(m, sizeof(fixed));
+	struct test_edit e0[] = { { "test/test_inherit.py", M, fixed, 0 } };
+	test_repo_commit(&f->t, f->c[0], NULL, "c0", NULL, 0, e0, 1);
+	const char *p0[] = { f->c[0] };
+	static char edited[4096];
+	snprintf(edited, sizeof(edited), "%s%s", inherit_v2_base, fixed + strlen(inherit_v1));
+	struct test_edit e1[] = { { "test/test_inherit.py", M, edited, 0 } };
+	test_repo_commit(&f->t, f->c[1], NULL, "c1", p0, 1, e1, 1);
+	const char *p1[] = { f->c[1] };
+	static char edited2[4096];
+	snprintf(edited2, sizeof(edited2), "%s", edited);
+	char *c1 = strstr(edited2, "c = 1");
+	cr_assert_not_null(c1);
+	c1[4] = '2'; /* TestB.test_y's body */
+	struct test_edit e2[] = { { "test/test_inherit.py", M, edited2, 0 } };
+	test_repo_commit(&f->t, f->c[2], NULL, "c2", p1, 1, e2, 1);
+}
+
+static const struct catalog_test *test_of(const struct catalog *cat, const char *cls,
+					  const char *name)
+{
+	char id[128];
+	snprintf(id, sizeof(id), "test/test_inherit.py::%s::%s", cls, name);
+	return selector_catalog_test(cat, id);
+}
+
+Test(catalog, inherited_tests)
+{
+	struct fx f;
+	build_inherit(&f);
+	struct catalog_cache *cache;
+	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
+	struct catalog *cat;
+	cr_assert_eq(selector_catalog_build(&cat, f.t.dir, f.c[0], cache), 0, "%s", err_last());
+	static const char *const want[] = {
+		"TestA::test_x",     "TestA::test_y",   "TestB::test_y",     "TestB::test_x",
+		"TestC::test_y",     "TestC::test_x",   "TestC::test_mix",   "TestDev::test_d",
+		"TestDev::test_x",   "TestDev::test_y", "TestEarly::test_e", "TestLate::test_l",
+		"TestOther::test_o", "TestR::test_r2",  "TestR::test_r1",    "TestTwice::test_t",
+	};
+	size_t nw = sizeof(want) / sizeof(want[0]);
+	cr_assert_geq(cat->n_tests, nw);
+	for (size_t i = 0; i < nw; i++)
+		cr_assert(strstr(cat->tests[i].id, want[i]) && strchr(want[i], ':') &&
+			      strcmp(strstr(cat->tests[i].id, "::") + 2, want[i]) == 0,
+			  "test %zu: %s, want %s", i, cat->tests[i].id, want[i]);
+	/* overriding by name: TestC runs TestB's test_y, not TestA's */
+	cr_assert_eq(test_of(cat, "TestC", "test_y")->body_hash,
+		     test_of(cat, "TestB", "test_y")->body_hash);
+	cr_assert_neq(test_of(cat, "TestC", "test_y")->body_hash,
+		      test_of(cat, "TestA", "test_y")->body_hash);
+	/* a mixin defining test_mix twice: the second definition */
+	const struct scan_file *sf = cat->files[cat->tests[0].file].blob->scan;
+	const struct catalog_test *mix = test_of(cat, "TestC", "test_mix");
+	cr_assert_eq(sf->functions[mix->function].first_line, 5);
+	cr_assert_null(test_of(cat, "Mixin", "test_mix"), "a mixin alone is no test class");
+	/* the subclass's flags, the inherited method's decorators */
+	cr_assert(test_of(cat, "TestDev", "test_x")->device_generic);
+	cr_assert_not(test_of(cat, "TestA", "test_x")->device_generic);
+	/* a base defined later (a NameError in Python) is not followed */
+	cr_assert_null(test_of(cat, "TestEarly", "test_l"));
+	/* a redefined class shadows the first: TestR runs test_r2 and, inherited, test_r1 once */
+	cr_assert_str_eq(cat->tests[16].id, "test/test_inherit.py::T0::test_0");
+	/* a test defined twice in a class is one test, the last definition */
+	const struct catalog_test *twice = test_of(cat, "TestTwice", "test_t");
+	cr_assert_not_null(twice);
+	cr_assert_eq(sf->functions[twice->function].first_line, 41);
+	size_t n_twice = 0;
+	for (size_t i = 0; i < cat->n_tests; i++)
+		n_twice += strstr(cat->tests[i].id, "::TestTwice::") != NULL;
+	cr_assert_eq(n_twice, 1);
+	/* the chain of 20: T19 inherits from its INHERIT_DEPTH_MAX (16) nearest ancestors */
+	size_t t19 = 0;
+	for (size_t i = 0; i < cat->n_tests; i++)
+		t19 += strstr(cat->tests[i].id, "::T19::") != NULL;
+	cr_assert_eq(t19, 17, "its own test and 16 inherited, got %zu", t19);
+	cr_assert_not_null(test_of(cat, "T19", "test_3"));
+	cr_assert_null(test_of(cat, "T19", "test_2"));
+	selector_catalog_destroy(cat);
+	selector_catalog_cache_destroy(cache);
+	test_repo_destroy(&f.t);
+}
+
+/* Stage 2: an edit of an inherited method selects the subclasses that run it; an override's
+ * edit selects the subclasses that inherit the override, not the base class. */
+Test(impact, inherited_test_edited)
+{
+	struct fx f;
+	build_inherit(&f);
+	const char *x[] = {
+		"test/test_inherit.py::TestA::test_x",
+		"test/test_inherit.py::TestB::test_x",
+		"test/test_inherit.py::TestC::test_x",
+		"test/test_inherit.py::TestDev::test_x",
+	};
+	expect(&f, 0, x, 4, false);
+	const char *y[] = { "test/test_inherit.py::TestB::test_y",
+			    "test/test_inherit.py::TestC::test_y" };
+	expect(&f, 1, y, 2, false);
 	test_repo_destroy(&f.t);
 }

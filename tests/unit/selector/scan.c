@@ -395,3 +395,37 @@ Test(scan_corpus, not_utf8_skipped)
 	cr_assert(strstr(f->warnings[0].message, "byte offset 5") != NULL);
 	scan_file_destroy(f);
 }
+
+Test(scan_corpus, decorator_expressions)
+{
+	struct scan_file *f = scan_fixture("33_decorator_expressions.py", NULL);
+	cr_assert_str_eq(fn(f, "lam")->decorators[0].name, "(lambda fn: fn)");
+	cr_assert_str_eq(fn(f, "conditional")->decorators[0].name, "plain if flag else other",
+			 "a conditional expression is not the decorator `plain`");
+	cr_assert_str_eq(fn(f, "either")->decorators[0].name, "(first or second)");
+	cr_assert_str_eq(fn(f, "chained")->decorators[0].name, "table");
+	cr_assert_str_eq(fn(f, "spaced_out")->decorators[0].name, "spaced.out");
+	cr_assert(fn(f, "spaced_out")->decorators[0].called);
+	cr_assert_eq(f->n_warnings, 0);
+	scan_file_destroy(f);
+	f = scan_fixture("34_class_arguments.py", NULL);
+	cr_assert_eq(f->classes[0].n_bases, 4);
+	cr_assert_str_eq(f->classes[0].bases[1].keyword, "flavour");
+	cr_assert_str_eq(f->classes[0].bases[2].text, "*extra_bases");
+	range(f, "Called.method", 6, 7);
+	scan_file_destroy(f);
+}
+
+Test(scan_corpus, opinfo_names)
+{
+	struct scan_file *f = scan_fixture("35_opinfo_names.py", NULL);
+	static const char *const want[] = { "in_decorator", "in_default", "by_keyword", "raw.name",
+					    "dotted" };
+	cr_assert_eq(f->n_opinfos, 5, "no entry for f-strings, bytes or concatenations");
+	for (size_t k = 0; k < 5; k++)
+		cr_assert_str_eq(f->opinfos[k].name, want[k]);
+	cr_assert_eq(selector_scan_opinfo_at(f, 11), -1, "the f-string entry is no entry");
+	cr_assert_str_eq(f->opinfos[4].aten_name, "total");
+	cr_assert_eq(f->opinfos[4].last_line, 16);
+	scan_file_destroy(f);
+}

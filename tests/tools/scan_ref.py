@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""The reference for the Python scanner (selector/src/scan*.c): prints, from Python's own parser
+(the `ast` module, standard library only), the facts the scanner claims about each file, in the
+normalised text form tests/tools/scan_dump.c prints from the scanner. One fact a line:
+
+  file PATH
+  skipped                            the file is not UTF-8 (the scanner skips it too)
+  unparsable MESSAGE                 Python cannot parse it (nothing to compare)
+  class QUALNAME FIRST LAST deco=LINE
+  base QUALNAME INDEX TEXT           a base or keyword (kw=TEXT), whitespace removed
+  def QUALNAME FIRST LAST deco=LINE async=0|1 decorators=NAME,NAME
+  import SCOPE level=N module=M name=N local=L
+  instantiate device|parametrized CLASS LINE
+  opinfo KIND FIRST LAST aten=NAME|- variant=NAME|- name=NAME
+
+What the scanner means, and how the reference says the same:
+  - QUALNAME joins the names of the enclosing defs and classes with "." ("C.m", "f.Local.m"),
+    without Python's "<locals>".
+  - FIRST is the `def`/`class` line, LAST the last line of the last statement of the body
+    (ast's end_lineno: a closing bracket or the end of a triple-quoted string counts, trailing
+    comments and blank lines do not); deco= is the first decorator's `@` line, FIRST without.
+  - A decorator's NAME is the dotted name its expression starts with when the rest is calls,
+    subscripts and attributes only ("unittest.skipIf" for @unittest.skipIf(...), "deco" for
+    @deco[0]); else the whole expression after '@' ("(lambda f: f)" with its parentheses,
+    "x if y else z").
+  - Bases: the arguments of the class line in source order, keywords as name=value.
+  - Imports: every import statement, with SCOPE the qualname of the innermost enclosing def
+    ("-" at module or class level); `import a.b.c` binds local a, `import a.b as c` local c,
+    a star import local "*". module= is the absolute module, or level dots and the rest.
+  - instantiate_device_type_tests / instantiate_parametrized_tests: calls that are whole
+    statements outside any def or class (at any depth of if/try/with), CLASS the first
+    argument's text.
+  - Op database entries: every call of a name ending in "Info" (not a def or class line)
+    whose first argument is one string literal, or, for the known kinds (OpInfo,
+    UnaryUfuncInfo, ...), that has name="..."; KIND the callee's last name, FIRST its line,
+    LAST the closing parenthesis's line, aten_name= and variant_test_name= when string literals.
+  - Not compared: the dotted names a body uses (the scanner's are an approximation: it resolves
+    names through imports without scoping, keeps `.attr` of anything else, and includes
+    the headers of nested defs), body hashes, decorator arguments.
+"""
+import ast
+import io
+import sys
+import tokenize
+
+INSTANTIATE = {
+    "instantiate_device_type_tests": "device",
+    "instantiate_parametrized_tests": "parametrized",
+}
+
+
+def squeeze(s):
+    return "".join(s.split())
+
+
+def dotted(e):
+    """'a.b.c' for Name/Attribute chains, else None."""
+    parts = []
+    while isinstance(e, ast.Attribute):
+        parts.append(e.attr)
+        e = e.value
+    if not isinstance(e, ast.Name):
+        return None
+    parts.append(e.id)
+    return ".".join(reversed(parts))
+
+
+OPINFO_KINDS = {
+    "OpInfo", "UnaryUfuncInfo", "BinaryUfuncInfo", "ReductionOpInfo",
+    "ShapeFuncInfo", "ForeachFuncInfo", "SpectralFuncInfo",
+}
+
+
+def leading_dotted(e):
+    """The dotted name an expression starts with: a.b for a.b(c).d[0], or None."""
+    while True:
+        name = dotted(e)
+        if name is not None:
+            return name
+        if isinstance(e, ast.Attribute):
+            e = e.value
+        elif isinstance(e, ast.Call):
+            e = e.func
+        elif isinstance(e, ast.Subscript):
+            e = e.value
+        else:
+            return None
+
+
+class Facts(ast.NodeVisitor):
+    def __init__(self, source):
+        self.source = source
+        self.names = []  # enclosing def/class names
+        self.functions = []  # enclosing def qualnames
+        self.lines = []
+
+    def qual(self, name):
+        return ".".join(self.names + [name])
+
+    def segment(self, node):
+        return ast.get_source_segment(self.source, node) or ""
+
+    def decorator_text(self, d):
+        """The decorator's whole expression after '@' ("(lambda f: f)", parentheses kept):
+        the tokens from the one after '@' to the last before the end of its line(s)."""
+        lines = self.source.splitlines(keepends=True)
+        start = "".join(lines[d.lineno - 1 : d.end_lineno])
+        at = start.rfind("@", 0, d.col_offset + 1)
+        toks = []
+        try:
+            for t in tokenize.generate_tokens(io.StringIO(start[at + 1 :]).readline):
+                if t.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+                    continue
+                if t.type == tokenize.ENDMARKER:
+                    break
+                toks.append(t.string)
+        except tokenize.TokenError:
+            pass
+        return "".join(toks)
+
+    def deco_line(self, node):
+        return min([d.lineno for d in node.decorator_list] + [node.lineno])
+
+    def visit_ClassDef(self, node):
+        q = self.qual(node.name)
+        self.lines.append(f"class {q} {node.lineno} {node.end_lineno} deco={self.deco_line(node)}")
+        # positional and keyword arguments in source order ("name=value", "*x", "**x")
+        args = sorted(node.bases + node.keywords, key=lambda a: (a.lineno, a.col_offset))
+        for k, a in enumerate(args):
+            self.lines.append(f"base {q} {k} {squeeze(self.segment(a))}")
+        for e in node.decorator_list + node.bases + node.keywords:
+            self.visit(e)
+        self.names.append(node.name)
+        for s in node.body:
+            self.visit(s)
+        self.names.pop()
+
+    def visit_FunctionDef(self, node, is_async=0):
+        q = self.qual(node.name)
+        decos = []
+        for d in node.decorator_list:
+            name, text = leading_dotted(d), squeeze(self.decorator_text(d))
+            decos.append(name if name is not None and text.startswith(name) else text)
+        self.lines.append(
+            f"def {q} {node.lineno} {node.end_lineno} deco={self.deco_line(node)} "
+            f"async={is_async} decorators={','.join(decos)}"
+        )
+        for e in node.decorator_list + [node.args] + ([node.returns] if node.returns else []):
+            self.visit(e)
+        self.names.append(node.name)
+        self.functions.append(q)
+        for s in node.body:
+            self.visit(s)
+        self.functions.pop()
+        self.names.pop()
+
+    def visit_AsyncFunctionDef(self, node):
+        self.visit_FunctionDef(node, 1)
+
+    def scope(self):
+        return self.functions[-1] if self.functions else "-"
+
+    def visit_Import(self, node):
+        for a in node.names:
+            local = a.asname if a.asname else a.name.split(".")[0]
+            self.lines.append(
+                f"import {self.scope()} level=0 module={a.name} name=- local={local}"
+            )
+
+    def visit_ImportFrom(self, node):
+        module = "." * node.level + (node.module or "")
+        for a in node.names:
+            local = a.asname if a.asname else a.name
+            self.lines.append(
+                f"import {self.scope()} level={node.level} module={module} "
+                f"name={a.name} local={local}"
+            )
+
+    def one_string(self, e):
+        """The value of `e` when it is a single plain string literal token, else None."""
+        if not isinstance(e, ast.Constant) or not isinstance(e.value, str):
+            return None
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(self.segment(e)).readline)
+                if t.type == tokenize.STRING]
+        return e.value if len(toks) == 1 else None
+
+    def visit_Call(self, node):
+        f = node.func
+        kind = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if kind.endswith("Info"):
+            kw = {k.arg: self.one_string(k.value) for k in node.keywords if k.arg}
+            first = self.one_string(node.args[0]) if node.args else None
+            name = first if first is not None else (kw.get("name") if kind in OPINFO_KINDS else None)
+            if name is not None:
+                self.lines.append(
+                    f"opinfo {kind} {f.end_lineno} {node.end_lineno} "
+                    f"aten={kw.get('aten_name') or '-'} "
+                    f"variant={kw.get('variant_test_name') or '-'} name={name}"
+                )
+        self.generic_visit(node)
+
+    def visit_Expr(self, node):
+        call = node.value
+        if not self.names and isinstance(call, ast.Call):
+            name = dotted(call.func)
+            kind = INSTANTIATE.get(name.rsplit(".", 1)[-1]) if name else None
+            if kind:
+                first = call.args[0] if call.args else (call.keywords[0] if call.keywords else None)
+                cls = squeeze(self.segment(first)) if first is not None else ""
+                self.lines.append(f"instantiate {kind} {cls} {node.lineno}")
+        self.generic_visit(node)
+
+
+def facts(path):
+    out = [f"file {path}"]
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return out + ["skipped"]
+    try:
+        tree = ast.parse(data, filename=path)
+    except (SyntaxError, ValueError) as e:
+        return out + [f"unparsable {type(e).__name__}: {e}"]
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    v = Facts(text)
+    v.visit(tree)
+    return out + v.lines
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: scan_ref.py FILE...", file=sys.stderr)
+        return 2
+    for path in argv[1:]:
+        print("\n".join(facts(path)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
