@@ -2,6 +2,7 @@
  * per cache (keyed by blob id and kind), and extracts the tests of the test files. */
 #include <errno.h>
 #include <git2.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,18 @@
 #define CATALOG_DERIVE_PATHS_MAX 2048
 #include "treediff.h"
 
+/* The tests of a test blob at one path (ids name the path), file index 0. */
+struct test_block {
+	struct test_block *next;
+	const char *path; /* the entry's arena */
+	struct catalog_test *tests;
+	uint32_t *order; /* tests by id */
+	size_t n;
+};
+
 struct cache_entry {
-	char key[44]; /* hex blob id + kind digit */
+	char key[44];              /* hex blob id + kind digit */
+	struct test_block *blocks; /* test files: their tests, by path */
 	struct catalog_blob blob;
 	struct arena arena;
 	bool from_disk; /* blob.scan lives in arena (not scan_file_destroy's) */
@@ -45,6 +56,10 @@ struct catalog_cache {
 
 static void entry_free(struct cache_entry *e)
 {
+	for (struct test_block *b = e->blocks; b; b = b->next) {
+		free(b->tests);
+		free(b->order);
+	}
 	if (!e->from_disk)
 		scan_file_destroy(e->blob.scan);
 	scan__arena_free(&e->arena);
@@ -304,6 +319,69 @@ static int cache_get(const struct catalog_blob **out, struct catalog_cache *c, g
 	else
 		c->scans++;
 	*out = &e->blob;
+	return 0;
+}
+
+static int cmp_by_id(const void *a, const void *b)
+{
+	return strcmp((*(const struct catalog_test *const *)a)->id,
+		      (*(const struct catalog_test *const *)b)->id);
+}
+
+int catalog__cached_file_tests(struct catalog *cat, size_t *cap, size_t file,
+			       const uint32_t **order)
+{
+	const struct catalog_file *cf = &cat->files[file];
+	struct cache_entry *e =
+	    (struct cache_entry *)(void *)((char *)cf->blob - offsetof(struct cache_entry, blob));
+	struct test_block *b = e->blocks;
+	while (b && strcmp(b->path, cf->path) != 0)
+		b = b->next;
+	if (!b) {
+		b = scan__alloc(&e->arena, sizeof(*b));
+		const char *path = scan__strndup(&e->arena, cf->path, strlen(cf->path));
+		if (!b || !path)
+			return err_set(ERR_NOMEM, "catalog tests of %s", cf->path);
+		struct catalog one = { .files = (struct catalog_file *)cf, .n_files = 1 };
+		size_t cap1 = 0;
+		int rc = catalog__file_tests(&one, &cap1, &e->arena, 0);
+		uint32_t *ord = NULL;
+		const struct catalog_test **by = NULL;
+		if (!rc && one.n_tests &&
+		    (!(ord = malloc(one.n_tests * sizeof(*ord))) ||
+		     !(by = malloc(one.n_tests * sizeof(*by)))))
+			rc = err_set(ERR_NOMEM, "catalog tests of %s", cf->path);
+		if (rc) {
+			free(ord);
+			free(one.tests);
+			return rc;
+		}
+		for (size_t i = 0; i < one.n_tests; i++)
+			by[i] = &one.tests[i];
+		if (one.n_tests > 1)
+			qsort(by, one.n_tests, sizeof(*by), cmp_by_id);
+		for (size_t i = 0; i < one.n_tests; i++)
+			ord[i] = (uint32_t)(by[i] - one.tests);
+		free(by);
+		*b = (struct test_block){ e->blocks, path, one.tests, ord, one.n_tests };
+		e->blocks = b;
+	}
+	if (cat->n_tests + b->n > *cap) {
+		size_t want = *cap ? *cap : 1024;
+		while (want < cat->n_tests + b->n)
+			want *= 2;
+		void *p = realloc(cat->tests, want * sizeof(*cat->tests));
+		if (!p)
+			return err_set(ERR_NOMEM, "catalog: %zu tests", want);
+		cat->tests = p;
+		*cap = want;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		cat->tests[cat->n_tests + i] = b->tests[i];
+		cat->tests[cat->n_tests + i].file = file;
+	}
+	cat->n_tests += b->n;
+	*order = b->order;
 	return 0;
 }
 

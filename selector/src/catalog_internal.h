@@ -30,6 +30,16 @@ int strmap_put(struct strmap *m, const char *key, intptr_t value);
 int strmap_get(const struct strmap *m, const char *key, intptr_t *value);
 void strmap_free(struct strmap *m);
 
+/* The tests of test file `file` of `cat` appended to cat->tests, ids and op name lists in `a`
+ * (catalog_tests.c). */
+int catalog__file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file);
+/* The same through the cache (catalog.c): a file's tests depend only on its path and blob, so
+ * they are extracted once into the blob's cache entry and copied from there (their strings stay
+ * the entry's: valid while a live catalog uses the blob). *order: the file's tests sorted by id
+ * (indexes from the first one appended). */
+int catalog__cached_file_tests(struct catalog *cat, size_t *cap, size_t file,
+			       const uint32_t **order);
+
 /* Parsers of one blob's bytes into arena memory. */
 int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *path, const char *data,
 			size_t len);

@@ -321,7 +321,7 @@ static int drop_redefined(struct catalog *cat, size_t from)
 }
 
 /* The tests of one test file, in source order; a class's inherited tests follow its own. */
-static int file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file)
+int catalog__file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file)
 {
 	const struct scan_file *sf = cat->files[file].blob->scan;
 	bool is_test[CLASSES_MAX] = { 0 };
@@ -356,33 +356,59 @@ static int cmp_test(const void *a, const void *b)
 		      (*(const struct catalog_test *const *)b)->id);
 }
 
+/* by_id from each file's tests in id order: files are in path order, so the concatenation is
+ * sorted unless a path is a proper prefix of another's ("t.py" and "t.py/test_x.py"): checked
+ * at every file boundary, and sorted whole then. */
+static int index_tests(struct catalog *cat, struct catalog_priv *priv, const size_t *start,
+		       const uint32_t *const *order, size_t n_files)
+{
+	priv->by_id = malloc(sizeof(*priv->by_id) * (cat->n_tests + 1));
+	if (!priv->by_id)
+		return err_set(ERR_NOMEM, "test index");
+	size_t k = 0;
+	bool sorted = true;
+	for (size_t f = 0; f < n_files; f++) {
+		size_t n = (f + 1 < n_files ? start[f + 1] : cat->n_tests) - start[f];
+		if (!n)
+			continue;
+		const struct catalog_test *first = &cat->tests[start[f] + order[f][0]];
+		if (k && strcmp(priv->by_id[k - 1]->id, first->id) >= 0)
+			sorted = false;
+		for (size_t i = 0; i < n; i++)
+			priv->by_id[k++] = &cat->tests[start[f] + order[f][i]];
+	}
+	if (!sorted && cat->n_tests)
+		qsort(priv->by_id, cat->n_tests, sizeof(*priv->by_id), cmp_test);
+	return 0;
+}
+
 int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv);
 int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv)
 {
-	size_t cap = 0;
-	for (size_t f = 0; f < cat->n_files; f++) {
+	size_t cap = 0, n_test_files = 0;
+	size_t *start = malloc(sizeof(*start) * (cat->n_files + 1));
+	const uint32_t **order = malloc(sizeof(*order) * (cat->n_files + 1));
+	int rc = start && order ? 0 : err_set(ERR_NOMEM, "test index");
+	for (size_t f = 0; !rc && f < cat->n_files; f++) {
 		const struct catalog_file *cf = &cat->files[f];
 		if (!cf->blob->scan || cf->blob->scan->skipped)
 			continue;
 		if (cf->kind == CATALOG_TEST) {
-			int rc = file_tests(cat, &cap, &priv->arena, f);
-			if (rc)
-				return rc;
+			start[n_test_files] = cat->n_tests;
+			rc = catalog__cached_file_tests(cat, &cap, f, &order[n_test_files]);
+			n_test_files++;
 		} else if (cf->opdb) {
 			const struct scan_file *sf = cf->blob->scan;
-			for (size_t i = 0; i < sf->n_opinfos; i++)
+			for (size_t i = 0; !rc && i < sf->n_opinfos; i++)
 				if (sf->opinfos[i].name &&
 				    strmap_put(&priv->op_kinds, sf->opinfos[i].name,
 					       (intptr_t)sf->opinfos[i].kind))
-					return ERR_NOMEM;
+					rc = ERR_NOMEM;
 		}
 	}
-	priv->by_id = malloc(sizeof(*priv->by_id) * (cat->n_tests + 1));
-	if (!priv->by_id)
-		return err_set(ERR_NOMEM, "test index");
-	for (size_t i = 0; i < cat->n_tests; i++)
-		priv->by_id[i] = &cat->tests[i];
-	if (cat->n_tests)
-		qsort(priv->by_id, cat->n_tests, sizeof(*priv->by_id), cmp_test);
-	return 0;
+	if (!rc)
+		rc = index_tests(cat, priv, start, order, n_test_files);
+	free(start);
+	free(order);
+	return rc;
 }

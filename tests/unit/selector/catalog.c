@@ -578,3 +578,42 @@ Test(impact, inherited_test_edited)
 	expect(&f, 1, y, 2, false);
 	test_repo_destroy(&f.t);
 }
+
+/* The id index is built from each file's tests in id order, files in path order: a path that
+ * is a proper prefix of another ("test/test_p.py" and "test/test_p.py.py") sorts its ids
+ * after the longer path's (':' > '.'), and every id must still be found; derived and walked
+ * catalogs agree. */
+Test(catalog, ids_found_when_a_path_prefixes_another)
+{
+	struct test_repo t;
+	test_repo_create(&t);
+	const char *body = "class TestP(TestCase):\n    def test_a(self):\n        pass\n"
+			   "    def test_b(self):\n        pass\n";
+	const struct test_edit e[] = {
+		{ "test/test_p.py", 0100644, body, 0 },
+		{ "test/test_p.py.py", 0100644, body, 0 },
+		{ "test/test_z.py", 0100644, body, 0 },
+	};
+	char c0[41], c1[41];
+	test_repo_commit(&t, c0, NULL, "c0", NULL, 0, e, 3);
+	const char *p0[] = { c0 };
+	const struct test_edit e1[] = { { "test/test_z.py", 0100644, "def test_z():\n    pass\n",
+					  0 } };
+	test_repo_commit(&t, c1, NULL, "c1", p0, 1, e1, 1);
+	struct catalog_cache *cache;
+	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
+	for (int k = 0; k < 2; k++) {
+		struct catalog *cat;
+		cr_assert_eq(selector_catalog_build(&cat, t.dir, k ? c1 : c0, cache), 0, "%s",
+			     err_last());
+		cr_assert_eq(cat->n_tests, k ? 5 : 6);
+		for (size_t i = 0; i < cat->n_tests; i++)
+			cr_assert(selector_catalog_test(cat, cat->tests[i].id) == &cat->tests[i],
+				  "%s not found", cat->tests[i].id);
+		cr_assert_null(selector_catalog_test(cat, "test/test_p.py::TestP::test_c"));
+		selector_catalog_destroy(cat);
+	}
+	cr_assert_eq(selector_catalog_cache_derived(cache), 1);
+	selector_catalog_cache_destroy(cache);
+	test_repo_destroy(&t);
+}
