@@ -10,6 +10,7 @@
 
 #include "catalog_internal.h"
 #include "common/err.h"
+#include "common/limits.h"
 #include "select_internal.h"
 
 struct ptrset {
@@ -85,18 +86,26 @@ static size_t count_names(const struct spec_set *set)
 	return n;
 }
 
+/* The memo works a group of ids at a time: the ids that share a file ("path::"), consecutive
+ * as a catalog lists them. A group is looked up by its path and used only when its ids are
+ * exactly the remembered ones, in order; then the names it marked are marked again without
+ * resolving anything. One lookup a file, the ids compared in sequence: the per-id lookups of
+ * 60,000 ids were bound by memory latency. */
 struct select_drift_memo {
 	const struct spec_set *set;
 	const struct spec_resolver *resolver;
-	struct strmap ids; /* id (arena copy) -> struct memo_entry * */
+	struct strmap groups; /* path (arena copy) -> struct memo_group * */
 	struct arena arena;
+	size_t kept; /* ids stored since the last clear */
 	size_t resolved, hits;
 };
 
-/* The spec names one id marks used. */
-struct memo_entry {
-	size_t n;
-	const void *names[];
+struct memo_group {
+	size_t n_ids;
+	const char *ids; /* n_ids NUL-terminated ids, end to end */
+	size_t ids_len;
+	size_t n_names;
+	const void *names[]; /* distinct spec names the group's ids mark used */
 };
 
 int selector_drift_memo_create(struct select_drift_memo **out, const struct spec_set *set,
@@ -112,8 +121,9 @@ int selector_drift_memo_create(struct select_drift_memo **out, const struct spec
 
 static void memo_clear(struct select_drift_memo *m)
 {
-	strmap_free(&m->ids);
+	strmap_free(&m->groups);
 	scan__arena_free(&m->arena);
+	m->kept = 0;
 }
 
 void selector_drift_memo_destroy(struct select_drift_memo *m)
@@ -130,27 +140,84 @@ void selector_drift_memo_counts(const struct select_drift_memo *m, size_t *resol
 	*hits = m ? m->hits : 0;
 }
 
-/* Remembers the names `d` marked for `id`; a failure only loses the memo's help. */
-static void memo_put(struct select_drift_memo *m, const char *id, const struct spec_decision *d)
+static bool marks(enum spec_role r)
 {
-	if (m->ids.n >= SELECT_DRIFT_MEMO_MAX)
+	return r == SPEC_ROLE_ENTRY || r == SPEC_ROLE_SHADOWED || r == SPEC_ROLE_LABEL_DROPPED;
+}
+
+/* The length of ids[i]'s "path::" prefix (0 when it has none: a group of its own). */
+static size_t group_prefix(const char *id)
+{
+	const char *sep = strstr(id, "::");
+	return sep ? (size_t)(sep - id) + 2 : 0;
+}
+
+/* True when ids[0..n) are the group's ids, in order. */
+static bool same_ids(const struct memo_group *g, const char *const *ids, size_t n)
+{
+	if (g->n_ids != n)
+		return false;
+	const char *p = g->ids;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(ids[i]);
+		if ((size_t)(p - g->ids) + l + 1 > g->ids_len || memcmp(p, ids[i], l + 1) != 0)
+			return false;
+		p += l + 1;
+	}
+	return true;
+}
+
+/* Remembers a group; a failure only loses the memo's help. */
+static void memo_put(struct select_drift_memo *m, const char *const *ids, size_t n, size_t plen,
+		     const struct ptrset *names, size_t n_names)
+{
+	if (m->kept + n > SELECT_DRIFT_MEMO_MAX)
 		memo_clear(m);
-	size_t n = 0;
-	for (size_t e = 0; e < d->n_entries; e++) {
-		enum spec_role r = d->entries[e].role;
-		n +=
-		    r == SPEC_ROLE_ENTRY || r == SPEC_ROLE_SHADOWED || r == SPEC_ROLE_LABEL_DROPPED;
-	}
-	struct memo_entry *me = scan__alloc(&m->arena, sizeof(*me) + n * sizeof(me->names[0]));
-	const char *key = scan__strndup(&m->arena, id, strlen(id));
-	if (!me || !key)
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(ids[i]) + 1;
+	struct memo_group *g = scan__alloc(&m->arena, sizeof(*g) + n_names * sizeof(g->names[0]));
+	char *text = scan__alloc(&m->arena, len ? len : 1);
+	const char *key = scan__strndup(&m->arena, ids[0], plen ? plen : strlen(ids[0]));
+	if (!g || !text || !key)
 		return;
-	for (size_t e = 0; e < d->n_entries; e++) {
-		enum spec_role r = d->entries[e].role;
-		if (r == SPEC_ROLE_ENTRY || r == SPEC_ROLE_SHADOWED || r == SPEC_ROLE_LABEL_DROPPED)
-			me->names[me->n++] = d->entries[e].what;
+	g->n_ids = n;
+	g->ids = text;
+	g->ids_len = len;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(ids[i]) + 1;
+		memcpy(text, ids[i], l);
+		text += l;
 	}
-	(void)strmap_put(&m->ids, key, (intptr_t)me);
+	for (size_t k = 0; k <= names->mask && g->n_names < n_names; k++)
+		if (names->slot[k])
+			g->names[g->n_names++] = names->slot[k];
+	m->kept += n;
+	(void)strmap_put(&m->groups, key, (intptr_t)g);
+}
+
+/* Resolves ids[0..n) and marks the names they use in `used` (and, for the memo, in `mine`). */
+static int resolve_group(struct ptrset *used, struct ptrset *mine, size_t *n_mine,
+			 const struct spec_resolver *resolver, const char *const *ids, size_t n,
+			 struct spec_decision *d)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = testspecs_resolver_resolve(resolver, ids[i], NULL, d);
+		if (rc == ERR_INVAL)
+			continue; /* not a test id: matches nothing */
+		if (rc < 0)
+			return err_prefix("stage 3: drift, resolving '%s': ", ids[i]);
+		for (size_t e = 0; e < d->n_entries; e++) {
+			if (!marks(d->entries[e].role))
+				continue;
+			ptrset_add(used, d->entries[e].what);
+			if (mine && !ptrset_has(mine, d->entries[e].what)) {
+				ptrset_add(mine, d->entries[e].what);
+				(*n_mine)++;
+			}
+		}
+	}
+	return 0;
 }
 
 static int mark_used(struct ptrset *used, const struct spec_set *set,
@@ -158,39 +225,47 @@ static int mark_used(struct ptrset *used, const struct spec_set *set,
 		     struct spec_decision *d)
 {
 	const char *const *ids = o->catalog_ids;
-	size_t n = o->n_catalog;
+	size_t n = o->n_catalog, total_names = count_names(set);
 	struct select_drift_memo *m = o->drift_memo;
 	if (m && (m->set != set || m->resolver != resolver))
 		m = NULL; /* bound to other specs: of no use here */
-	for (size_t i = 0; i < n; i++) {
-		if (o->progress && ((i + 1) % SELECT_PROGRESS_EVERY == 0 || i + 1 == n))
-			o->progress(o->progress_ctx, "spec drift", i + 1, n);
-		intptr_t v;
-		if (m && strmap_get(&m->ids, ids[i], &v)) {
-			const struct memo_entry *me = (const struct memo_entry *)v;
-			for (size_t k = 0; k < me->n; k++)
-				ptrset_add(used, me->names[k]);
-			m->hits++;
+	struct ptrset mine = { 0 };
+	int rc = m ? ptrset_init(&mine, total_names) : 0;
+	for (size_t i = 0, j; !rc && i < n; i = j) {
+		size_t plen = group_prefix(ids[i]);
+		for (j = i + 1; plen && j < n && strncmp(ids[j], ids[i], plen) == 0; j++)
+			;
+		if (o->progress &&
+		    (j / SELECT_PROGRESS_EVERY != i / SELECT_PROGRESS_EVERY || j == n))
+			o->progress(o->progress_ctx, "spec drift", j, n);
+		if (!m) {
+			rc = resolve_group(used, NULL, NULL, resolver, ids + i, j - i, d);
 			continue;
 		}
-		int rc = testspecs_resolver_resolve(resolver, ids[i], NULL, d);
-		if (rc == ERR_INVAL) {
-			d->n_entries = 0; /* not a test id: matches nothing */
-		} else if (rc < 0) {
-			return err_prefix("stage 3: drift, resolving '%s': ", ids[i]);
+		char key[PATH_TEXT_MAX + 2];
+		size_t kl = plen ? plen : strlen(ids[i]);
+		intptr_t v;
+		if (kl < sizeof(key)) {
+			memcpy(key, ids[i], kl);
+			key[kl] = 0;
+			if (strmap_get(&m->groups, key, &v) &&
+			    same_ids((const struct memo_group *)v, ids + i, j - i)) {
+				const struct memo_group *g = (const struct memo_group *)v;
+				for (size_t k = 0; k < g->n_names; k++)
+					ptrset_add(used, g->names[k]);
+				m->hits += j - i;
+				continue;
+			}
 		}
-		for (size_t e = 0; e < d->n_entries; e++) {
-			enum spec_role r = d->entries[e].role;
-			if (r == SPEC_ROLE_ENTRY || r == SPEC_ROLE_SHADOWED ||
-			    r == SPEC_ROLE_LABEL_DROPPED)
-				ptrset_add(used, d->entries[e].what);
-		}
-		if (m) {
-			m->resolved++;
-			memo_put(m, ids[i], d);
-		}
+		size_t n_mine = 0;
+		memset(mine.slot, 0, (mine.mask + 1) * sizeof(*mine.slot));
+		rc = resolve_group(used, &mine, &n_mine, resolver, ids + i, j - i, d);
+		m->resolved += j - i;
+		if (!rc && kl < sizeof(key))
+			memo_put(m, ids + i, j - i, plen, &mine, n_mine);
 	}
-	return 0;
+	free(mine.slot);
+	return rc;
 }
 
 static int add_stale(struct select_report *rep, const struct spec_str *name)
