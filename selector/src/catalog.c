@@ -709,6 +709,7 @@ void selector_catalog_destroy(struct catalog *cat)
 		if (priv->live_next)
 			priv->live_next->live_prev = priv->live_prev;
 		impact__graph_destroy(priv->graph);
+		impact__msg_index_destroy(priv->msg_index);
 		free(priv->by_id);
 		strmap_free(&priv->op_kinds);
 		scan__arena_free(&priv->arena);

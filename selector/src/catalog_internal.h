@@ -54,6 +54,9 @@ int catalog__disk_store(const struct catalog_blob *b, const char *dir, const cha
 
 struct impact_graph;
 struct impact_source;
+struct impact_msg_index;
+/* Frees the message signal's index of one catalog (impact_message.c). NULL: nothing. */
+void impact__msg_index_destroy(struct impact_msg_index *k);
 /* Frees stage 2's structures derived from one catalog (impact_graph.c). NULL: nothing. */
 void impact__graph_destroy(struct impact_graph *g);
 /* Drops a reference to a source graph (impact_graph.c). NULL: nothing. */
@@ -85,8 +88,9 @@ struct catalog_priv {
 	/* Stage 2's import aliases, call graph and tests' resolved uses, built lazily by the first
 	 * impact run at this head (impact_graph.c) and freed with the catalog. Not thread-safe. */
 	struct impact_graph *graph;
-	const struct catalog_test **by_id; /* sorted by id */
-	struct strmap op_kinds;            /* op name -> OpInfo kind (const char *) */
+	struct impact_msg_index *msg_index; /* the message signal's, built by its first need */
+	const struct catalog_test **by_id;  /* sorted by id */
+	struct strmap op_kinds;             /* op name -> OpInfo kind (const char *) */
 };
 
 #endif

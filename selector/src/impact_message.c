@@ -25,7 +25,7 @@
 
 struct msg_index {
 	const struct catalog *cat;
-	struct strmap by_name, by_class; /* -> first test index */
+	struct strmap by_name, by_class; /* -> first test index (the catalog's, borrowed) */
 	struct strmap changed;           /* paths the change set touches */
 	size_t *next_name, *next_class;  /* per test: the next of the same name / class */
 	size_t *file_first, *file_n;     /* per file: its tests (contiguous in the catalog) */
@@ -61,60 +61,101 @@ static bool same_class(const struct catalog_test *a, const struct catalog_test *
 	       (a->class_name == b->class_name || strcmp(a->class_name, b->class_name) == 0);
 }
 
+/* What of the index depends on the head catalog alone, kept with it (catalog_priv.msg_index):
+ * the daemon's warm path pays it once per head, not once per run. */
+struct impact_msg_index {
+	struct strmap by_name, by_class;
+	size_t *next_name, *next_class, *file_first, *file_n;
+};
+
+void impact__msg_index_destroy(struct impact_msg_index *k)
+{
+	if (!k)
+		return;
+	strmap_free(&k->by_name);
+	strmap_free(&k->by_class);
+	free(k->next_name);
+	free(k->next_class);
+	free(k->file_first);
+	free(k->file_n);
+	free(k);
+}
+
+/* The catalog's index, built on first need; NULL (the error set) when out of memory. */
+static struct impact_msg_index *catalog_index(const struct catalog *cat)
+{
+	struct catalog_priv *priv = cat->priv_;
+	if (priv->msg_index)
+		return priv->msg_index;
+	size_t n = cat->n_tests, nf = cat->n_files + 1;
+	struct impact_msg_index *k = calloc(1, sizeof(*k));
+	if (!k || !(k->next_name = malloc(n * sizeof(size_t) + 1)) ||
+	    !(k->next_class = malloc(n * sizeof(size_t) + 1)) ||
+	    !(k->file_first = calloc(nf, sizeof(size_t))) ||
+	    !(k->file_n = calloc(nf, sizeof(size_t)))) {
+		impact__msg_index_destroy(k);
+		err_set(ERR_NOMEM, "message index: %zu tests", n);
+		return NULL;
+	}
+	for (size_t i = n; i-- > 0;) { /* backwards: each chain in catalog order */
+		const struct catalog_test *t = &cat->tests[i];
+		intptr_t v;
+		k->next_name[i] = strmap_get(&k->by_name, name_of(t), &v) ? (size_t)v : NONE;
+		k->next_class[i] = NONE;
+		int rc = strmap_put(&k->by_name, name_of(t), (intptr_t)i);
+		/* A class's tests are runs of neighbours: the map is read at a run's last test (for
+		 * the next run of that name, in another file) and written at its first. */
+		if (t->class_name && i + 1 < n && same_class(t, t + 1))
+			k->next_class[i] = i + 1;
+		else if (t->class_name && strmap_get(&k->by_class, t->class_name, &v))
+			k->next_class[i] = (size_t)v;
+		if (!rc && t->class_name && (i == 0 || !same_class(t - 1, t)))
+			rc = strmap_put(&k->by_class, t->class_name, (intptr_t)i);
+		if (rc) {
+			impact__msg_index_destroy(k);
+			err_set(ERR_NOMEM, "message index");
+			return NULL;
+		}
+		if (t->file < cat->n_files) {
+			k->file_first[t->file] = i;
+			k->file_n[t->file]++;
+		}
+	}
+	priv->msg_index = k;
+	return k;
+}
+
 static int index_build(struct msg_index *ix, const struct change_set *cs)
 {
 	for (size_t i = 0; i < cs->n_files; i++)
 		if (strmap_put(&ix->changed, cs->files[i].new_path.bytes, 1) ||
 		    strmap_put(&ix->changed, cs->files[i].old_path.bytes, 1))
 			return err_set(ERR_NOMEM, "message index");
-	const struct catalog *cat = ix->cat;
-	size_t n = cat->n_tests, nf = cat->n_files + 1;
-	ix->next_name = malloc(n * sizeof(size_t));
-	ix->next_class = malloc(n * sizeof(size_t));
-	ix->touched = malloc(n * sizeof(size_t));
-	ix->best = calloc(n, sizeof(double));
-	ix->why = calloc(n, sizeof(char *));
-	ix->file_first = calloc(nf, sizeof(size_t));
-	ix->file_n = calloc(nf, sizeof(size_t));
-	if (!ix->next_name || !ix->next_class || !ix->touched || !ix->best || !ix->why ||
-	    !ix->file_first || !ix->file_n)
+	const struct impact_msg_index *k = catalog_index(ix->cat);
+	if (!k)
+		return ERR_NOMEM;
+	/* Borrowed from the catalog's index: never freed here. */
+	ix->by_name = k->by_name;
+	ix->by_class = k->by_class;
+	ix->next_name = k->next_name;
+	ix->next_class = k->next_class;
+	ix->file_first = k->file_first;
+	ix->file_n = k->file_n;
+	size_t n = ix->cat->n_tests;
+	ix->touched = malloc(n * sizeof(size_t) + 1);
+	ix->best = calloc(n + 1, sizeof(double));
+	ix->why = calloc(n + 1, sizeof(char *));
+	if (!ix->touched || !ix->best || !ix->why)
 		return err_set(ERR_NOMEM, "message index: %zu tests", n);
-	for (size_t i = n; i-- > 0;) { /* backwards: each chain in catalog order */
-		const struct catalog_test *t = &cat->tests[i];
-		intptr_t v;
-		ix->next_name[i] = strmap_get(&ix->by_name, name_of(t), &v) ? (size_t)v : NONE;
-		ix->next_class[i] = NONE;
-		if (strmap_put(&ix->by_name, name_of(t), (intptr_t)i))
-			return err_set(ERR_NOMEM, "message index");
-		/* A class's tests are runs of neighbours: the map is read at a run's last test (for
-		 * the next run of that name, in another file) and written at its first. */
-		if (t->class_name && i + 1 < n && same_class(t, t + 1))
-			ix->next_class[i] = i + 1;
-		else if (t->class_name && strmap_get(&ix->by_class, t->class_name, &v))
-			ix->next_class[i] = (size_t)v;
-		if (t->class_name && (i == 0 || !same_class(t - 1, t)) &&
-		    strmap_put(&ix->by_class, t->class_name, (intptr_t)i))
-			return err_set(ERR_NOMEM, "message index");
-		if (t->file < cat->n_files) {
-			ix->file_first[t->file] = i;
-			ix->file_n[t->file]++;
-		}
-	}
 	return 0;
 }
 
 static void index_finish(struct msg_index *ix)
 {
-	strmap_free(&ix->by_name);
-	strmap_free(&ix->by_class);
 	strmap_free(&ix->changed);
-	free(ix->next_name);
-	free(ix->next_class);
 	free(ix->touched);
 	free(ix->best);
 	free(ix->why);
-	free(ix->file_first);
-	free(ix->file_n);
 	scan__arena_free(&ix->arena);
 }
 
