@@ -253,11 +253,10 @@ static int stages(struct run *r, const struct select_args *a, bool tty)
 		rc = load_specs(a, &r->specs);
 	if (rc == 0)
 		rc = testspecs_resolver_create(&r->resolver, r->specs);
-	/* A diff has no base revision: the base catalog is the empty tree, so every test of a
-	 * changed test file counts as new or edited (safe, and wider than --base/--head). */
+	/* A diff's two sides: HEAD and HEAD with the blobs its `index` lines name. */
 	if (rc == 0)
-		rc = front_catalogs(&r->front, a->repo, a->diff ? NULL : a->base,
-				    a->diff ? "HEAD" : a->head, a->cache);
+		rc = a->diff ? front_catalogs_diff(&r->front, a->repo, r->cs, a->cache)
+			     : front_catalogs(&r->front, a->repo, a->base, a->head, a->cache);
 	if (rc == 0)
 		rc = front_impact(&r->front, r->cs);
 	if (rc < 0)
@@ -355,9 +354,10 @@ const char cmd_select_help[] =
     "Options:\n"
     "  --repo DIR       the upstream git repository (specs paths: ${TORCH_ROOT} is DIR)\n"
     "  --base, --head   revisions (branch, tag, id, HEAD~3)\n"
-    "  --diff FILE|-    a unified diff (git's format) instead; the catalog is DIR's HEAD, and\n"
-    "                   with no base to compare, a changed test file's tests all count; a\n"
-    "                   format-patch mail's message counts as a commit message\n"
+    "  --diff FILE|-    a unified diff (git's format) instead; DIR's HEAD is one side of it\n"
+    "                   and the blobs its `index` lines name the other (a file whose blob\n"
+    "                   DIR lacks counts whole); a format-patch mail's message counts as\n"
+    "                   a commit message\n"
     "  --specs PATH     a spec file or a directory of them, repeatable (default DIR/spyre/specs)\n"
     "  --tier LABEL     resolve the specs for this label (smoke, regression, ...)\n"
     "  --budget B       N tests, Ns seconds, or N% of the eligible tests\n"

@@ -27,6 +27,123 @@ int front_catalogs(struct front *f, const char *repo_dir, const char *base, cons
 	return rc;
 }
 
+/* True when the catalog's file at `path` has a blob id that `id` (maybe abbreviated) names. */
+static bool has_blob(const struct catalog *cat, const char *path, const char *id)
+{
+	const struct catalog_file *cf = selector_catalog_file(cat, path);
+	size_t n = strlen(id);
+	return cf && n >= 4 && strncmp(cf->blob_id, id, n) == 0;
+}
+
+/* Which side of the patch the work tree's HEAD is: the side more of the files' blob ids say
+ * (the post-image when none say: `git diff HEAD~1 | select --diff -`). */
+static bool head_is_preimage(const struct catalog *cur, const struct change_set *cs)
+{
+	size_t pre = 0, post = 0;
+	for (size_t i = 0; i < cs->n_files; i++) {
+		const struct file_change *fc = &cs->files[i];
+		post += has_blob(cur, fc->new_path.bytes, fc->new_id);
+		pre += has_blob(cur, fc->old_path.bytes, fc->old_id);
+	}
+	return pre > post;
+}
+
+/* The overrides that turn the catalog of one side of the patch into the other's: each file's
+ * path on the far side gets its blob there (NULL for a side that does not exist or an id the
+ * patch does not give: the file is then left out, the safe side), and a renamed file's path on
+ * the near side is left out. */
+static int far_side(struct catalog_override **out, size_t *n, const struct change_set *cs,
+		    bool to_new)
+{
+	*out = calloc(2 * cs->n_files + 1, sizeof(**out));
+	if (!*out)
+		return err_set(ERR_NOMEM, "--diff: %zu files", cs->n_files);
+	*n = 0;
+	for (size_t i = 0; i < cs->n_files; i++) {
+		const struct file_change *fc = &cs->files[i];
+		const char *far = to_new ? fc->new_path.bytes : fc->old_path.bytes;
+		const char *near = to_new ? fc->old_path.bytes : fc->new_path.bytes;
+		const char *id = to_new ? fc->new_id : fc->old_id;
+		bool absent = to_new ? fc->status == CHANGE_DELETED : fc->status == CHANGE_ADDED;
+		if (strcmp(far, near) != 0 && fc->status != CHANGE_COPIED)
+			(*out)[(*n)++] = (struct catalog_override){ near, NULL, true };
+		(*out)[(*n)++] =
+		    (struct catalog_override){ far, absent || !id[0] ? NULL : id, true };
+	}
+	return 0;
+}
+
+/* A new blob the repository lacks cannot be read: the head keeps HEAD's version of that file
+ * and the base leaves it out instead, so that every test of it counts as new (the safe side).
+ * Rebuilds f->head without the overrides it could not apply and builds f->base. */
+static int keep_missing(struct front *f, const char *repo_dir, const struct catalog *cur,
+			struct catalog_override *ov, size_t n)
+{
+	struct catalog_override *lost = calloc(n + 1, sizeof(*lost));
+	if (!lost)
+		return err_set(ERR_NOMEM, "--diff overrides");
+	size_t n_lost = 0, n_kept = 0, missing;
+	for (size_t i = 0; i < n; i++) {
+		if (!ov[i].found)
+			lost[n_lost++] = (struct catalog_override){ ov[i].path, NULL, true };
+		else
+			ov[n_kept++] = ov[i];
+	}
+	selector_catalog_destroy(f->head);
+	f->head = NULL;
+	int rc = selector_catalog_build_overrides(&f->head, repo_dir, cur, ov, n_kept, f->cache,
+						  &missing);
+	if (!rc)
+		rc = selector_catalog_build_overrides(&f->base, repo_dir, cur, lost, n_lost,
+						      f->cache, &missing);
+	free(lost);
+	return rc;
+}
+
+int front_catalogs_diff(struct front *f, const char *repo_dir, const struct change_set *cs,
+			const char *cache_dir)
+{
+	int rc = selector_catalog_cache_create(&f->cache, 0);
+	if (rc == 0 && cache_dir && (rc = selector_catalog_cache_set_dir(f->cache, cache_dir)) < 0)
+		return err_prefix("--cache: ");
+	struct catalog *cur = NULL;
+	if (rc == 0)
+		rc = selector_catalog_build(&cur, repo_dir, "HEAD", f->cache);
+	if (rc)
+		return rc;
+	bool pre = head_is_preimage(cur, cs);
+	struct catalog_override *ov = NULL;
+	size_t n = 0, missing = 0;
+	rc = far_side(&ov, &n, cs, pre);
+	if (!rc && !pre) {
+		/* HEAD is the patch's result: the base is HEAD with the old blobs. */
+		f->head = cur;
+		rc = selector_catalog_build_overrides(&f->base, repo_dir, cur, ov, n, f->cache,
+						      &missing);
+		cur = NULL;
+	} else if (!rc) {
+		/* HEAD is what the patch applies to: the head is HEAD with the new blobs. */
+		rc = selector_catalog_build_overrides(&f->head, repo_dir, cur, ov, n, f->cache,
+						      &missing);
+		if (!rc && missing)
+			rc = keep_missing(f, repo_dir, cur, ov, n);
+		if (!rc && !f->base) {
+			f->base = cur;
+			cur = NULL;
+		}
+	}
+	selector_catalog_destroy(cur);
+	free(ov);
+	if (rc == 0 && f->head->n_tests) {
+		f->ids = malloc(f->head->n_tests * sizeof *f->ids);
+		if (!f->ids)
+			return err_set(ERR_NOMEM, "catalog: %zu ids", f->head->n_tests);
+		for (size_t i = 0; i < f->head->n_tests; i++)
+			f->ids[i] = f->head->tests[i].id;
+	}
+	return rc;
+}
+
 /* The body of a head test as the scanner saw it, or NULL. */
 static const struct scan_function *body_of(const struct catalog *cat, const struct catalog_test *t)
 {

@@ -609,28 +609,127 @@ static int open_tree(git_repository **repo, git_tree **tree, char id[41], const 
 	return 0;
 }
 
-int selector_catalog_build(struct catalog **out, const char *repo_dir, const char *rev,
-			   struct catalog_cache *cache)
+/* An empty catalog of `cache`, live from now on (its files are in use from the first one). */
+static struct catalog *catalog_new(struct catalog_cache *cache)
 {
-	if (!out || !repo_dir || !cache)
-		return err_set(ERR_INVAL, "catalog_build: NULL argument");
-	git_libgit2_init();
 	struct catalog *cat = calloc(1, sizeof(*cat));
 	struct catalog_priv *priv = calloc(1, sizeof(*priv));
 	if (!cat || !priv) {
 		free(cat);
 		free(priv);
-		git_libgit2_shutdown();
-		return err_set(ERR_NOMEM, "catalog");
+		err_set(ERR_NOMEM, "catalog");
+		return NULL;
 	}
 	cat->priv_ = priv;
 	priv->refs = 1;
 	priv->cache = cache;
 	priv->cat = cat;
-	priv->live_next = cache->live; /* its files are in use from the first one on */
+	priv->live_next = cache->live;
 	if (cache->live)
 		cache->live->live_prev = priv;
 	cache->live = priv;
+	return cat;
+}
+
+static int cmp_override(const void *a, const void *b)
+{
+	return strcmp((*(struct catalog_override *const *)a)->path,
+		      (*(struct catalog_override *const *)b)->path);
+}
+
+/* True for an id of zeros: the side of a change that does not exist. */
+static bool null_id(const char *hex)
+{
+	return hex[strspn(hex, "0")] == 0;
+}
+
+/* Applies one override to the catalog being built: the file read from blob `hex` (an
+ * abbreviation will do) or, when NULL, zeros or not in the repository, left out. */
+static int apply_override(struct walk *w, struct catalog_override *o, size_t *missing)
+{
+	enum catalog_file_kind kind;
+	o->found = true;
+	if (!o->blob || null_id(o->blob) || !file_kind(o->path, &kind))
+		return 0;
+	git_oid oid;
+	git_object *obj = NULL;
+	size_t len = strlen(o->blob);
+	if (len < 4 || len > GIT_OID_HEXSZ || git_oid_fromstrn(&oid, o->blob, len) < 0 ||
+	    git_object_lookup_prefix(&obj, w->repo, &oid, len, GIT_OBJECT_BLOB) < 0) {
+		err_clear();
+		(*missing)++;
+		o->found = false;
+		return 0;
+	}
+	int rc = add_file(w, o->path, strlen(o->path), git_object_id(obj), kind);
+	git_object_free(obj);
+	return rc;
+}
+
+int selector_catalog_build_overrides(struct catalog **out, const char *repo_dir,
+				     const struct catalog *from, struct catalog_override *ov,
+				     size_t n_ov, struct catalog_cache *cache, size_t *missing)
+{
+	*missing = 0;
+	if (!out || !repo_dir || !from || !cache || (n_ov && !ov))
+		return err_set(ERR_INVAL, "catalog overrides: NULL argument");
+	struct catalog_override **sorted = malloc((n_ov + 1) * sizeof(*sorted));
+	struct catalog *cat = sorted ? catalog_new(cache) : NULL;
+	if (!cat) {
+		free(sorted);
+		return err_set(ERR_NOMEM, "catalog overrides");
+	}
+	for (size_t k = 0; k < n_ov; k++) {
+		ov[k].found = true;
+		sorted[k] = &ov[k];
+	}
+	qsort(sorted, n_ov, sizeof(*sorted), cmp_override);
+	memcpy(cat->commit_id, from->commit_id, sizeof(cat->commit_id));
+	git_libgit2_init();
+	struct walk w = { cat, cat->priv_, cache, NULL, 0, 0 };
+	int rc = 0;
+	if (selector__repo_open(&w.repo, repo_dir) != 0)
+		rc = err_set(ERR_NOTFOUND, "%s: not a git repository: %s", repo_dir,
+			     git_error_last()->message);
+	size_t i = 0, j = 0;
+	while (!rc && (i < from->n_files || j < n_ov)) {
+		int c = i >= from->n_files ? 1
+			: j >= n_ov        ? -1
+					   : strcmp(from->files[i].path, sorted[j]->path);
+		if (c < 0) {
+			rc = copy_file(&w, &from->files[i++]);
+			continue;
+		}
+		if (c == 0)
+			i++;
+		struct catalog_override *o = sorted[j++];
+		while (j < n_ov && strcmp(sorted[j]->path, o->path) == 0)
+			o = sorted[j++]; /* the last override of a path counts */
+		rc = apply_override(&w, o, missing);
+	}
+	git_repository_free(w.repo);
+	git_libgit2_shutdown();
+	free(sorted);
+	if (!rc)
+		rc = catalog__extract_tests(cat, cat->priv_);
+	if (rc) {
+		selector_catalog_destroy(cat);
+		return rc;
+	}
+	*out = cat;
+	return 0;
+}
+
+int selector_catalog_build(struct catalog **out, const char *repo_dir, const char *rev,
+			   struct catalog_cache *cache)
+{
+	if (!out || !repo_dir || !cache)
+		return err_set(ERR_INVAL, "catalog_build: NULL argument");
+	struct catalog *cat = catalog_new(cache);
+	if (!cat)
+		return ERR_NOMEM;
+	struct catalog_priv *priv = cat->priv_;
+	git_libgit2_init();
 	git_repository *repo = NULL;
 	git_tree *tree = NULL;
 	int rc = open_tree(&repo, &tree, cat->commit_id, repo_dir, rev);

@@ -115,6 +115,8 @@ static int read_delta(struct change_builder *b, git_repository *repo, git_diff *
 	fc->new_mode = d->status == GIT_DELTA_DELETED ? 0 : d->new_file.mode;
 	if (fc->status == CHANGE_RENAMED || fc->status == CHANGE_COPIED)
 		fc->similarity = d->similarity;
+	git_oid_tostr(fc->old_id, sizeof(fc->old_id), &d->old_file.id);
+	git_oid_tostr(fc->new_id, sizeof(fc->new_id), &d->new_file.id);
 	const char *op = d->old_file.path ? d->old_file.path : d->new_file.path;
 	const char *np = d->new_file.path ? d->new_file.path : op;
 	rc = changes__path_set(&fc->old_path, op, strlen(op));

@@ -236,6 +236,7 @@ struct section {
 	bool has_old_mode, has_new_mode;
 	uint32_t old_mode, new_mode, index_mode;
 	uint16_t similarity;
+	char old_id[CHANGE_ID_MAX + 1], new_id[CHANGE_ID_MAX + 1]; /* the `index` line's */
 };
 
 static void section_finish(struct section *sec)
@@ -347,8 +348,12 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 		if (i + 1 < n && s[i] == '.' && s[i + 1] == '.')
 			for (i += 2; i < n && strchr("0123456789abcdef", s[i]) && s[i]; i++)
 				h2++;
-		if (h1 < 4 || h2 < 4 || h1 > 64 || h2 > 64)
+		if (h1 < 4 || h2 < 4 || h1 > CHANGE_ID_MAX || h2 > CHANGE_ID_MAX)
 			return fail(r, "'index HEX..HEX [MODE]'");
+		memcpy(sec->old_id, s + 6, h1);
+		sec->old_id[h1] = 0;
+		memcpy(sec->new_id, s + 6 + h1 + 2, h2);
+		sec->new_id[h2] = 0;
 		if (i == n)
 			return 0;
 		if (s[i] == ' ' && parse_mode(&sec->index_mode, s + i + 1, n - i - 1))
@@ -579,6 +584,8 @@ static int git_resolve(const struct reader *r, struct section *sec, struct file_
 	if (fc->status == CHANGE_MODIFIED && (fc->old_mode & 0170000u) != (fc->new_mode & 0170000u))
 		fc->status = CHANGE_TYPECHANGE;
 	fc->similarity = move ? sec->similarity : 0;
+	memcpy(fc->old_id, sec->old_id, sizeof(fc->old_id));
+	memcpy(fc->new_id, sec->new_id, sizeof(fc->new_id));
 	int rc = changes__path_set(&fc->old_path, o->s, o->n);
 	if (!rc)
 		rc = changes__path_set(&fc->new_path, n->s, n->n);
@@ -636,6 +643,7 @@ static int join_typechange(struct change_builder *b, size_t deleted_at)
 	d->n_hunks = nh;
 	d->status = CHANGE_TYPECHANGE;
 	d->new_mode = a->new_mode;
+	memcpy(d->new_id, a->new_id, sizeof(d->new_id));
 	d->binary = d->binary || a->binary;
 	changes__file_finish(a);
 	s->n_files--;

@@ -97,7 +97,7 @@ check "commits checked" test "$n" -ge 10
 check "some commits select a few tests without the fallback" test "$narrow" -ge 1
 
 # The same change as a diff on stdin: the same catalog, and at least the tests --base/--head
-# selects (a diff has no base catalog, so its changed test files count whole).
+# selects.
 head_c=$(git -C "$up" rev-parse HEAD)
 expect_rc 0 "head commit" "$exe" select --repo "$up" --base HEAD~1 --head HEAD --json
 cp "$out" "$tmp/git.json"
@@ -108,6 +108,47 @@ a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 sys.exit(0 if a["stages"][0] == b["stages"][0] and
          {t["id"] for t in a["tests"]} <= {t["id"] for t in b["tests"]} else 1)' \
 	"$tmp/git.json" "$out"
+
+# A diff's two sides come from the repository by the blob ids of its `index` lines: one test
+# body edited in a clone selects that test through --diff exactly as through --base/--head
+# (not its whole file), the reverse patch too (HEAD is then its pre-image), and a diff whose
+# blobs the repository lacks counts the file's tests whole (the safe side).
+git clone -q "$up" "$tmp/clone"
+tf=$(cd "$tmp/clone" && grep -l "^    def test_" test/*.py test/*/*.py 2>/dev/null | head -1)
+python3 - "$tmp/clone/$tf" <<'PY'
+import sys
+p = sys.argv[1]
+lines = open(p).read().split("\n")
+i = next(k for k, l in enumerate(lines) if l.startswith("    def test_"))
+lines.insert(i + 1, "        spyre_ci_edited = 1")
+open(p, "w").write("\n".join(lines))
+PY
+git -C "$tmp/clone" -c user.name=t -c user.email=t@t commit -qam "edit one test body"
+n_file=$(python3 -c '
+import re, sys
+src = open(sys.argv[1]).read()
+print(len(re.findall(r"^    def test_", src, re.M)))' "$tmp/clone/$tf")
+check "the edited file has several tests" test "$n_file" -ge 3
+diff_vs_git() { # description git-diff-args select-range-args...
+	local what=$1 range=$2
+	shift 2
+	expect_rc 0 "$what: git" "$exe" select --repo "$tmp/clone" "$@" --json
+	cp "$out" "$tmp/range.json"
+	git -C "$tmp/clone" diff $range >"$tmp/one.diff"
+	expect_rc 0 "$what: diff" "$exe" select --repo "$tmp/clone" --diff "$tmp/one.diff" --json
+	check "$what: the same impact" python3 -c 'import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(0 if a["stages"][:2] == b["stages"][:2] and a["stages"][1]["out"] >= 1 else 1)' \
+		"$tmp/range.json" "$out"
+}
+diff_vs_git "edited test" "HEAD~1 HEAD" --base HEAD~1 --head HEAD
+check "edited test: not the whole file" py "$tmp/range.json" \
+	"d[\"stages\"][1][\"out\"] < $n_file"
+diff_vs_git "reverse patch" "HEAD HEAD~1" --base HEAD --head HEAD~1
+git -C "$tmp/clone" diff HEAD~1 HEAD |
+	sed 's/^index [0-9a-f]*\.\.\([0-9a-f]*\)/index 1234567..\1/' >"$tmp/unknown.diff"
+expect_rc 0 "unknown base blob" "$exe" select --repo "$tmp/clone" --diff "$tmp/unknown.diff" --json
+check "unknown base blob: the whole file" py "$out" "d[\"stages\"][1][\"out\"] >= $n_file"
 
 # Text: the funnel on the first line.
 expect_rc 0 "text" "$exe" select --repo "$up" --diff "$tmp/setup.diff"

@@ -141,6 +141,25 @@ size_t selector_catalog_cache_disk_hits(const struct catalog_cache *cache);
  * CATALOG_FILES_MAX files of interest. */
 int selector_catalog_build(struct catalog **out, const char *repo_dir, const char *rev,
 			   struct catalog_cache *cache);
+/* One file of a catalog made from another: `blob` is the hex id of its content (an
+ * unambiguous abbreviation of at least 4 digits will do, as a unified diff's `index` line
+ * gives), or NULL or zeros to leave the file out. */
+struct catalog_override {
+	const char *path;
+	const char *blob;
+	bool found; /* out: false when the repository does not hold `blob` */
+};
+
+/* The catalog of `from` (of the same repository) with `n_ov` files replaced, added or left out:
+ * what `--diff` needs to see both sides of a patch. A blob the repository does not hold is
+ * left out too, marked not found and counted in *missing: the file then looks absent on this
+ * side (for a caller building the base, every test of it looks added: the safe side). When a
+ * path is overridden twice, the last one counts. Never kept by tree id. Same errors as
+ * selector_catalog_build. */
+int selector_catalog_build_overrides(struct catalog **out, const char *repo_dir,
+				     const struct catalog *from, struct catalog_override *ov,
+				     size_t n_ov, struct catalog_cache *cache, size_t *missing);
+
 /* Drops the caller's reference: frees the catalog when no other (the cache's, another build's)
  * remains. */
 void selector_catalog_destroy(struct catalog *cat);

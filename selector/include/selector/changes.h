@@ -41,6 +41,8 @@ struct change_hunk {
 	uint32_t new_start, new_lines; /* new_lines 0: a deletion after line new_start */
 };
 
+#define CHANGE_ID_MAX 64 /* hex digits of an object id (SHA-256) */
+
 struct file_change {
 	enum change_status status;
 	/* Both are always set; they differ only for renames and copies (and for plain `diff -u`
@@ -48,6 +50,10 @@ struct file_change {
 	struct change_path old_path, new_path;
 	uint32_t old_mode, new_mode; /* CHANGE_MODE_NONE on the side that does not exist */
 	bool binary;                 /* no hunks are known for a binary file */
+	/* The blob ids of the two sides in hex, as the source gave them: full from a repository,
+	 * abbreviated (at least 4 digits) from a unified diff's `index` line; "" when unknown,
+	 * zeros for a side that does not exist. */
+	char old_id[CHANGE_ID_MAX + 1], new_id[CHANGE_ID_MAX + 1];
 	uint16_t similarity;         /* 0..100 for renames and copies, else 0 */
 	struct change_hunk *hunks;
 	size_t n_hunks;

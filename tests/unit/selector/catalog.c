@@ -617,3 +617,54 @@ Test(catalog, ids_found_when_a_path_prefixes_another)
 	selector_catalog_cache_destroy(cache);
 	test_repo_destroy(&t);
 }
+
+/* A catalog made from another by overrides: a file replaced by an abbreviated blob id, one left
+ * out, one added, one whose blob the repository lacks (left out, counted, marked not found);
+ * files that are of no interest are ignored. */
+Test(catalog, overrides_replace_remove_and_count_missing)
+{
+	struct test_repo t;
+	test_repo_create(&t);
+	const char *v1 = "class TestP(TestCase):\n    def test_a(self):\n        pass\n";
+	const char *v2 = "class TestP(TestCase):\n    def test_a(self):\n        pass\n"
+			 "    def test_b(self):\n        pass\n";
+	const struct test_edit e0[] = {
+		{ "test/test_p.py", 0100644, v1, 0 },
+		{ "test/test_q.py", 0100644, v1, 0 },
+	};
+	const struct test_edit e1[] = { { "test/test_p.py", 0100644, v2, 0 },
+					{ "test/test_r.py", 0100644, v1, 0 } };
+	char c0[41], c1[41];
+	test_repo_commit(&t, c0, NULL, "c0", NULL, 0, e0, 2);
+	const char *p0[] = { c0 };
+	test_repo_commit(&t, c1, NULL, "c1", p0, 1, e1, 2);
+	struct catalog_cache *cache;
+	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
+	struct catalog *base, *head, *made;
+	cr_assert_eq(selector_catalog_build(&base, t.dir, c0, cache), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_build(&head, t.dir, c1, cache), 0, "%s", err_last());
+	char abbrev[8];
+	snprintf(abbrev, sizeof abbrev, "%.7s",
+		 selector_catalog_file(head, "test/test_p.py")->blob_id);
+	struct catalog_override ov[] = {
+		{ "test/test_p.py", abbrev, false }, /* v2 by an abbreviation */
+		{ "test/test_q.py", NULL, false },   /* left out */
+		{ "test/test_r.py", "0000000", false },
+		{ "test/test_s.py", "1234567", false }, /* not in the repository */
+		{ "README.md", "1234567", false },      /* of no interest */
+	};
+	size_t missing = 99;
+	cr_assert_eq(selector_catalog_build_overrides(&made, t.dir, base, ov, 5, cache, &missing),
+		     0, "%s", err_last());
+	cr_assert_eq(missing, 1);
+	cr_assert(ov[0].found && ov[1].found && ov[2].found && !ov[3].found && ov[4].found);
+	cr_assert_eq(made->n_files, 1, "%zu files", made->n_files);
+	cr_assert_eq(made->n_tests, 2);
+	cr_assert_not_null(selector_catalog_test(made, "test/test_p.py::TestP::test_b"));
+	cr_assert_null(selector_catalog_test(made, "test/test_q.py::TestP::test_a"));
+	selector_catalog_destroy(made);
+	selector_catalog_destroy(base);
+	selector_catalog_destroy(head);
+	selector_catalog_cache_destroy(cache);
+	test_repo_destroy(&t);
+}

@@ -356,6 +356,19 @@ static void same_changes(const struct change_set *g, const struct change_set *u,
 		cr_assert_eq(b->old_mode, a->old_mode, "%s", a->new_path.text);
 		cr_assert_eq(b->new_mode, a->new_mode, "%s", a->new_path.text);
 		cr_assert_eq(b->binary, a->binary, "%s", a->new_path.text);
+		/* The `index` line's ids abbreviate libgit2's; git writes none when the content is
+		 * the same (a mode change, a pure rename or copy). */
+		cr_assert_eq(strlen(a->old_id), 40, "%s", a->new_path.text);
+		cr_assert_eq(strlen(a->new_id), 40, "%s", a->new_path.text);
+		bool content = strcmp(a->old_id, a->new_id) != 0;
+		cr_assert(!content || b->old_id[0], "%s: no index line", a->new_path.text);
+		if (b->old_id[0] || b->new_id[0]) {
+			cr_assert_geq(strlen(b->old_id), 7, "%s: index line", a->new_path.text);
+			cr_assert(strncmp(a->old_id, b->old_id, strlen(b->old_id)) == 0 &&
+				      strncmp(a->new_id, b->new_id, strlen(b->new_id)) == 0,
+				  "%s: %s..%s is not %s..%s", a->new_path.text, b->old_id, b->new_id,
+				  a->old_id, a->new_id);
+		}
 		if (!hunks)
 			continue;
 		cr_assert_eq(b->n_hunks, a->n_hunks, "%s", a->new_path.text);
