@@ -54,7 +54,7 @@ struct file_change {
 	 * abbreviated (at least 4 digits) from a unified diff's `index` line; "" when unknown,
 	 * zeros for a side that does not exist. */
 	char old_id[CHANGE_ID_MAX + 1], new_id[CHANGE_ID_MAX + 1];
-	uint16_t similarity;         /* 0..100 for renames and copies, else 0 */
+	uint16_t similarity; /* 0..100 for renames and copies, else 0 */
 	struct change_hunk *hunks;
 	size_t n_hunks;
 };

@@ -366,8 +366,8 @@ static void same_changes(const struct change_set *g, const struct change_set *u,
 			cr_assert_geq(strlen(b->old_id), 7, "%s: index line", a->new_path.text);
 			cr_assert(strncmp(a->old_id, b->old_id, strlen(b->old_id)) == 0 &&
 				      strncmp(a->new_id, b->new_id, strlen(b->new_id)) == 0,
-				  "%s: %s..%s is not %s..%s", a->new_path.text, b->old_id, b->new_id,
-				  a->old_id, a->new_id);
+				  "%s: %s..%s is not %s..%s", a->new_path.text, b->old_id,
+				  b->new_id, a->old_id, a->new_id);
 		}
 		if (!hunks)
 			continue;
