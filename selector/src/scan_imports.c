@@ -205,7 +205,18 @@ static int instantiate(struct scan_state *st, const struct lline *ll, size_t a, 
 	in->line = ll->toks[a].line;
 	if (scan__args(st, ll, end, (size_t)ll->toks[end].match, &in->argv, &in->argc))
 		return st->err;
-	in->class_name = in->argc > 0 ? in->argv[0].text : "";
+	/* The class: the first positional argument, or the keyword PyTorch's signatures name it
+	 * by (instantiate_device_type_tests(generic_test_class=...),
+	 * instantiate_parametrized_tests(generic_cls=...)). */
+	in->class_name = "";
+	for (size_t i = 0; i < in->argc; i++) {
+		const struct scan_arg *arg = &in->argv[i];
+		if (!arg->keyword || strcmp(arg->keyword, "generic_test_class") == 0 ||
+		    strcmp(arg->keyword, "generic_cls") == 0) {
+			in->class_name = arg->text;
+			break;
+		}
+	}
 	return 0;
 }
 

@@ -205,7 +205,11 @@ class Facts(ast.NodeVisitor):
             name = dotted(call.func)
             kind = INSTANTIATE.get(name.rsplit(".", 1)[-1]) if name else None
             if kind:
-                first = call.args[0] if call.args else (call.keywords[0] if call.keywords else None)
+                # The class: the first positional argument, else the keyword PyTorch's
+                # signatures name it by.
+                named = [k.value for k in call.keywords
+                         if k.arg in ("generic_test_class", "generic_cls")]
+                first = call.args[0] if call.args else (named[0] if named else None)
                 cls = squeeze(self.segment(first)) if first is not None else ""
                 self.lines.append(f"instantiate {kind} {cls} {node.lineno}")
         self.generic_visit(node)

@@ -105,7 +105,7 @@ enum scan_instantiate_kind {
 
 struct scan_instantiate {
 	enum scan_instantiate_kind kind;
-	const char *class_name; /* the first argument as written ("TestFoo") */
+	const char *class_name; /* the class argument as written ("TestFoo"), "" when none */
 	struct scan_arg *argv;  /* every argument */
 	size_t argc;
 	uint32_t line;
