@@ -11,10 +11,9 @@
 #include "catalog_internal.h"
 #include "common/err.h"
 #include "common/limits.h"
-
-/* More paths differing from the newest kept catalog's tree and a catalog walks its tree. */
-#define CATALOG_DERIVE_PATHS_MAX 2048
 #include "treediff.h"
+
+#define CACHE_KEY_MAX 64 /* a blob cache key: 40 hex + kind + "-" + 16 hex */
 
 /* The tests of a test blob at one path (ids name the path), file index 0. */
 struct test_block {
@@ -26,7 +25,7 @@ struct test_block {
 };
 
 struct cache_entry {
-	char key[44];              /* hex blob id + kind digit */
+	char key[CACHE_KEY_MAX];   /* hex blob id + kind digit [+ "-" + module hash] */
 	struct test_block *blocks; /* test files: their tests, by path */
 	struct catalog_blob blob;
 	struct arena arena;
@@ -84,6 +83,13 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 		return;
 	for (size_t i = 0; i < c->n_trees; i++)
 		selector_catalog_destroy(c->trees[i].cat);
+	/* Catalogs a caller still holds forget the cache (their blobs are gone with it: such a
+	 * catalog may only be destroyed). */
+	for (struct catalog_priv *p = c->live, *next; p; p = next) {
+		next = p->live_next;
+		p->cache = NULL;
+		p->live_prev = p->live_next = NULL;
+	}
 	impact__source_release(c->source);
 	for (size_t i = 0; i < c->n; i++)
 		entry_free(c->entries[i]);
@@ -93,33 +99,40 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 	free(c);
 }
 
-static void mark_key(struct catalog_cache *c, const char *blob_id, enum catalog_file_kind kind)
+/* The entry a blob handed out by the cache belongs to. */
+static struct cache_entry *entry_of(const struct catalog_blob *b)
 {
-	char key[44];
-	snprintf(key, sizeof(key), "%.40s%c", blob_id, '0' + (int)kind);
-	intptr_t v;
-	if (strmap_get(&c->map, key, &v))
-		((struct cache_entry *)v)->marked = true;
+	return (struct cache_entry *)(void *)((char *)b - offsetof(struct cache_entry, blob));
 }
 
 /* Drops the entries that no live catalog (nor the source graphs stage 2 keeps) uses: without
- * it a daemon's cache would grow by every blob it ever saw. Mark by blob id, sweep, and index
- * the survivors anew. The next sweep comes when the cache has doubled. */
-static int sweep(struct catalog_cache *c)
+ * it a daemon's cache would grow by every blob it ever saw. Marks by pointer (what the
+ * catalogs and graphs hold), indexes the survivors anew, and only then frees the others: out
+ * of memory, nothing is freed. The next sweep comes when the cache has doubled. */
+static void sweep(struct catalog_cache *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		c->entries[i]->marked = false;
 	for (const struct catalog_priv *p = c->live; p; p = p->live_next) {
 		const struct catalog *cat = p->cat;
 		for (size_t f = 0; f < cat->n_files; f++)
-			mark_key(c, cat->files[f].blob_id, cat->files[f].kind);
+			entry_of(cat->files[f].blob)->marked = true;
 		const struct impact_source *src = impact__graph_source(p->graph);
 		for (size_t f = 0; src && f < impact__source_files(src); f++)
-			mark_key(c, impact__source_blob(src, f), CATALOG_SOURCE);
+			entry_of(impact__source_blob(src, f))->marked = true;
 	}
 	const struct impact_source *src = c->source;
 	for (size_t f = 0; src && f < impact__source_files(src); f++)
-		mark_key(c, impact__source_blob(src, f), CATALOG_SOURCE);
+		entry_of(impact__source_blob(src, f))->marked = true;
+	struct strmap map = { 0 };
+	for (size_t i = 0; i < c->n; i++)
+		if (c->entries[i]->marked &&
+		    strmap_put(&map, c->entries[i]->key, (intptr_t)c->entries[i])) {
+			strmap_free(&map);
+			err_clear();
+			c->sweep_at = c->n + CATALOG_CACHE_SWEEP_MIN; /* out of memory: later */
+			return;
+		}
 	size_t k = 0;
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->entries[i]->marked)
@@ -130,12 +143,9 @@ static int sweep(struct catalog_cache *c)
 	c->evicted += c->n - k;
 	c->n = k;
 	strmap_free(&c->map);
-	for (size_t i = 0; i < c->n; i++)
-		if (strmap_put(&c->map, c->entries[i]->key, (intptr_t)c->entries[i]))
-			return ERR_NOMEM;
+	c->map = map;
 	size_t next = 2 * c->n > CATALOG_CACHE_SWEEP_MIN ? 2 * c->n : CATALOG_CACHE_SWEEP_MIN;
 	c->sweep_at = next < c->max ? next : c->max;
-	return 0;
 }
 
 size_t selector_catalog_cache_size(const struct catalog_cache *c)
@@ -268,24 +278,34 @@ static int blob_read(struct cache_entry *e, git_repository *repo, const git_oid 
 	return rc;
 }
 
+/* The cache key of a blob read as `kind`: its id and the kind, and for a torch/ source file the
+ * hash of its module, which the scan depends on (relative imports resolve against it: the same
+ * blob at torch/a/x.py and torch/b/x.py scans differently). */
+static void cache_key(char key[CACHE_KEY_MAX], const git_oid *oid, enum catalog_file_kind kind,
+		      const char *module)
+{
+	git_oid_tostr(key, 41, oid);
+	key[40] = (char)('0' + kind);
+	key[41] = 0;
+	if (kind == CATALOG_SOURCE && module)
+		snprintf(
+		    key + 41, CACHE_KEY_MAX - 41, "-%016llx",
+		    (unsigned long long)catalog__hash(module, strlen(module), CATALOG_HASH_SEED));
+}
+
 static int cache_get(const struct catalog_blob **out, struct catalog_cache *c, git_repository *repo,
 		     const git_oid *oid, enum catalog_file_kind kind, const char *path,
 		     const char *module)
 {
-	char key[44];
-	git_oid_tostr(key, 41, oid);
-	key[40] = (char)('0' + kind);
-	key[41] = 0;
+	char key[CACHE_KEY_MAX];
+	cache_key(key, oid, kind, module);
 	intptr_t v;
 	if (strmap_get(&c->map, key, &v)) {
 		*out = &((struct cache_entry *)v)->blob;
 		return 0;
 	}
-	if (c->n >= c->sweep_at) {
-		int rc = sweep(c);
-		if (rc)
-			return rc;
-	}
+	if (c->n >= c->sweep_at)
+		sweep(c);
 	if (c->n >= c->max)
 		return err_set(ERR_LIMIT, "catalog cache: more than %zu blobs in use", c->max);
 	struct cache_entry *e = calloc(1, sizeof(*e));
@@ -447,6 +467,7 @@ struct walk {
 	git_repository *repo;
 	size_t cap;
 	int rc;
+	size_t entries; /* visited, trees included (TREE_ENTRIES_MAX) */
 };
 
 /* Appends the file of interest `path` (blob `id`) to the catalog, its blob read through the
@@ -481,9 +502,15 @@ static int add_file(struct walk *w, const char *path, size_t pl, const git_oid *
 static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 {
 	struct walk *w = payload;
+	if (++w->entries > TREE_ENTRIES_MAX) {
+		w->rc = err_set(ERR_LIMIT,
+				"catalog: the tree has more than %d entries (shared subtrees?)",
+				TREE_ENTRIES_MAX);
+		return -1;
+	}
 	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
 		return 0;
-	char path[4096];
+	char path[PATH_TEXT_MAX];
 	int pl = snprintf(path, sizeof(path), "%s%s", root, git_tree_entry_name(entry));
 	enum catalog_file_kind kind;
 	if (pl < 0 || (size_t)pl >= sizeof(path) || !file_kind(path, &kind))
@@ -527,19 +554,25 @@ static int derive(struct walk *w, const struct catalog *prev, git_tree *tree, bo
 	const struct catalog_priv *pp = prev->priv_;
 	git_oid pid;
 	git_tree *ptree = NULL;
-	if (git_oid_fromstr(&pid, pp->tree_id) < 0 || git_tree_lookup(&ptree, w->repo, &pid) < 0)
+	if (git_oid_fromstr(&pid, pp->tree_id) < 0 || git_tree_lookup(&ptree, w->repo, &pid) < 0) {
+		err_clear();
 		return 1;
+	}
 	struct treediff td = { .max = CATALOG_DERIVE_PATHS_MAX };
 	int rc = treediff__paths(&td, w->repo, ptree, tree);
 	git_tree_free(ptree);
 	if (rc) {
 		treediff__free(&td);
-		return rc == ERR_NOMEM ? rc : 1;
+		if (rc == ERR_NOMEM)
+			return rc;
+		err_clear(); /* too wide or unreadable here: the walk decides */
+		return 1;
 	}
 	enum catalog_file_kind kind;
 	size_t k = 0;
 	for (size_t i = 0; i < td.n; i++) {
-		if (file_kind(td.paths[i], &kind))
+		/* As the walk: a path too long for it is no file of interest. */
+		if (strlen(td.paths[i]) < PATH_TEXT_MAX && file_kind(td.paths[i], &kind))
 			td.paths[k++] = td.paths[i];
 		else
 			free(td.paths[i]);
@@ -570,7 +603,6 @@ static int derive(struct walk *w, const struct catalog *prev, git_tree *tree, bo
 		}
 	}
 	treediff__free(&td);
-	err_clear();
 	return rc;
 }
 

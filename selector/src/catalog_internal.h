@@ -61,11 +61,11 @@ void impact__msg_index_destroy(struct impact_msg_index *k);
 void impact__graph_destroy(struct impact_graph *g);
 /* Drops a reference to a source graph (impact_graph.c). NULL: nothing. */
 void impact__source_release(struct impact_source *s);
-/* For the cache's sweep: a graph's source graph (NULL for NULL), and the blob ids of the source
+/* For the cache's sweep: a graph's source graph (NULL for NULL), and the blobs of the source
  * files whose scans a source graph points into. */
 const struct impact_source *impact__graph_source(const struct impact_graph *g);
 size_t impact__source_files(const struct impact_source *s);
-const char *impact__source_blob(const struct impact_source *s, size_t i);
+const struct catalog_blob *impact__source_blob(const struct impact_source *s, size_t i);
 
 /* The latest source graph stage 2 built from scratch for a catalog of this cache, or NULL, so
  * that a head whose base never needed a graph can still share one. set takes a reference to `s`
@@ -86,7 +86,8 @@ struct catalog_priv {
 	struct catalog *cat;         /* the catalog this is the private part of */
 	struct catalog_priv *live_prev, *live_next; /* the cache's live catalogs */
 	/* Stage 2's import aliases, call graph and tests' resolved uses, built lazily by the first
-	 * impact run at this head (impact_graph.c) and freed with the catalog. Not thread-safe. */
+	 * impact run at this head (impact_graph.c), freed with the catalog or earlier when the
+	 * cache moves to a newer source graph (catalog__cache_drop_graphs). Not thread-safe. */
 	struct impact_graph *graph;
 	struct impact_msg_index *msg_index; /* the message signal's, built by its first need */
 	const struct catalog_test **by_id;  /* sorted by id */

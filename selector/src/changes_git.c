@@ -8,10 +8,8 @@
 
 #include "changes_internal.h"
 #include "common/err.h"
+#include "common/limits.h"
 #include "treediff.h"
-
-/* More changed paths than this and libgit2 diffs the whole trees rather than the paths. */
-#define CHANGES_PATHSPEC_MAX 1024
 
 /* libgit2's last message, or a fallback. */
 static const char *git_msg(void)
@@ -164,21 +162,25 @@ static int diff_trees(struct change_builder *b, git_repository *repo, git_tree *
 	 * skipping equal subtrees) it looks at those only, with the same deltas: renames and
 	 * copies pair deleted, added and modified files, all of which are among them. */
 	struct treediff td = { .max = CHANGES_PATHSPEC_MAX };
-	if (old_tree && new_tree) {
-		int t = treediff__paths(&td, repo, old_tree, new_tree);
-		if (t == ERR_NOMEM) {
-			treediff__free(&td);
-			return t;
-		}
-		if (t == 0 && td.n == 0)
-			return 0; /* the same tree */
-		if (t == 0) {
-			dopts.pathspec.strings = td.paths;
-			dopts.pathspec.count = td.n;
-			dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-		}
-		err_clear();
+	int t = treediff__paths(&td, repo, old_tree, new_tree);
+	if (t == ERR_NOMEM || t == 1 || t == 2) {
+		/* A change this wide is answered with everything: libgit2's whole-tree diff, which
+		 * does not skip shared subtrees, is never run on it. */
+		treediff__free(&td);
+		return t == 2   ? changes__hit(b, "tree entries", TREE_ENTRIES_MAX)
+		       : t == 1 ? changes__hit(b, "files", CHANGES_PATHSPEC_MAX)
+				: t;
 	}
+	if (t == 0 && td.n == 0) {
+		treediff__free(&td);
+		return 0; /* the same tree */
+	}
+	if (t == 0) {
+		dopts.pathspec.strings = td.paths;
+		dopts.pathspec.count = td.n;
+		dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	}
+	err_clear(); /* else a tree the walk could not read: libgit2 diffs the whole trees */
 	git_diff *diff = NULL;
 	int drc = git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts);
 	treediff__free(&td);

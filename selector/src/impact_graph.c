@@ -302,16 +302,22 @@ static int file_edges(struct impact_source *g, const struct strmap *alias,
 static int prefix_index(struct impact_source *g, const char *name, uint32_t idx)
 {
 	size_t len = strlen(name);
+	char buf[1024];
 	for (size_t cut = 1; cut <= len; cut++) {
 		if (cut != len && name[cut] != '.')
 			continue;
-		intptr_t head = -1;
 		const char *key = name;
 		if (cut != len) {
-			if (!(key = scan__strndup(&g->arena, name, cut)))
-				return ERR_NOMEM;
+			if (cut >= sizeof(buf))
+				continue; /* names come from resolve()'s 1,024-byte buffer */
+			memcpy(buf, name, cut);
+			buf[cut] = 0;
+			key = buf;
 		}
+		intptr_t head = -1;
 		bool known = strmap_get(&g->by_prefix, key, &head);
+		if (!known && key == buf && !(key = scan__strndup(&g->arena, buf, cut)))
+			return ERR_NOMEM; /* a prefix seen first: copied once */
 		void *p = scan__grow(g->links, g->n_links, &g->links_cap, sizeof(*g->links));
 		if (!p)
 			return ERR_NOMEM;
@@ -436,10 +442,10 @@ static int source_build(struct impact_source **out, const struct catalog *head)
 		if (cf->kind != CATALOG_SOURCE)
 			continue;
 		void *p = scan__grow(g->files, g->n_files, &cap, sizeof(*g->files));
-		struct source_file sf = {
-			scan__strndup(&g->arena, cf->path, strlen(cf->path)),
-			scan__strndup(&g->arena, cf->blob_id, strlen(cf->blob_id)), cf->blob->scan
-		};
+		struct source_file sf = { scan__strndup(&g->arena, cf->path, strlen(cf->path)),
+					  scan__strndup(&g->arena, cf->blob_id,
+							strlen(cf->blob_id)),
+					  cf->blob, cf->blob->scan };
 		if (p)
 			g->files = p;
 		if (!p || !sf.path || !sf.blob_id) {
@@ -557,8 +563,14 @@ static int graph_of(const struct catalog *head, const struct catalog *base,
 					   priv->cache ? catalog__cache_source(priv->cache)
 						       : NULL };
 	int rc = 0;
+	/* A source graph keeps the resolved uses of every test blob of every head laid over it:
+	 * past twice what this head needs, it is built anew rather than grown. */
+	size_t test_files = 0;
+	for (size_t f = 0; f < head->n_files; f++)
+		test_files += head->files[f].kind == CATALOG_TEST;
 	for (int i = 0; i < 2 && rc == 0; i++)
-		if (under[i] && (i == 0 || under[1] != under[0]))
+		if (under[i] && (i == 0 || under[1] != under[0]) &&
+		    under[i]->blocks.n <= 2 * test_files + 256)
 			rc = overlay_build(g, under[i], head);
 	if (rc == 0) {
 		rc = source_build(&g->src, head);
@@ -720,9 +732,9 @@ size_t impact__source_files(const struct impact_source *s)
 	return s->n_files;
 }
 
-const char *impact__source_blob(const struct impact_source *s, size_t i)
+const struct catalog_blob *impact__source_blob(const struct impact_source *s, size_t i)
 {
-	return s->files[i].blob_id;
+	return s->files[i].blob;
 }
 
 int selector_impact_graph_reused(const struct catalog *head, size_t *overlay_files)

@@ -34,8 +34,10 @@ struct name_link {
 };
 
 struct source_file {
-	const char *path, *blob_id;   /* copies */
-	const struct scan_file *scan; /* the cache's (outlives every catalog); NULL: unscanned */
+	const char *path, *blob_id;      /* copies */
+	const struct catalog_blob *blob; /* the cache's: kept while the graph lives (its sweep
+					  * marks what source graphs hold) */
+	const struct scan_file *scan;    /* blob->scan; NULL: unscanned */
 };
 
 /* What stage 2 derives from the torch/ sources of one catalog: the import aliases, the call
@@ -60,10 +62,6 @@ struct impact_source {
 	struct name_link *links;
 	size_t n_links, links_cap;
 };
-
-/* At most this many changed source files are laid over a shared source graph; more, or a change
- * of what a file re-exports, builds the graph anew. */
-#define IMPACT_OVERLAY_FILES_MAX 256
 
 /* What stage 2 derives from one head catalog, kept with the catalog (catalog_priv.graph) so that
  * every run at that head shares it. */

@@ -15,7 +15,7 @@
 
 struct ptrset {
 	const void **slot;
-	size_t mask;
+	size_t mask, n;
 };
 
 static size_t ptr_hash(const void *p)
@@ -35,16 +35,20 @@ static int ptrset_init(struct ptrset *s, size_t n)
 		cap <<= 1;
 	s->slot = calloc(cap, sizeof *s->slot);
 	s->mask = cap - 1;
+	s->n = 0;
 	return s->slot ? 0 : err_set(ERR_NOMEM, "stage 3: name set of %zu", cap);
 }
 
 static void ptrset_add(struct ptrset *s, const void *p)
 {
+	if (2 * s->n >= s->mask) /* sized for the spec set's names: only foreign ones get here */
+		return;
 	for (size_t i = ptr_hash(p) & s->mask;; i = (i + 1) & s->mask) {
 		if (s->slot[i] == p)
 			return;
 		if (!s->slot[i]) {
 			s->slot[i] = p;
+			s->n++;
 			return;
 		}
 	}
@@ -259,6 +263,7 @@ static int mark_used(struct ptrset *used, const struct spec_set *set,
 		}
 		size_t n_mine = 0;
 		memset(mine.slot, 0, (mine.mask + 1) * sizeof(*mine.slot));
+		mine.n = 0;
 		rc = resolve_group(used, &mine, &n_mine, resolver, ids + i, j - i, d);
 		m->resolved += j - i;
 		if (!rc && kl < sizeof(key))

@@ -7,15 +7,16 @@
 #include <sys/stat.h>
 
 #include "common/err.h"
+#include "common/limits.h"
 #include "scan_internal.h"
 #include "treediff.h"
 
-#define TREEDIFF_DEPTH_MAX 256 /* nested directories; deeper is refused, not followed */
-
 static int add(struct treediff *d, const char *prefix, const char *name)
 {
-	if (d->n >= d->max)
-		return 1;
+	if (d->n >= d->max) {
+		d->over = true; /* go on counting the entries, keep no more paths */
+		return 0;
+	}
 	size_t lp = strlen(prefix), ln = strlen(name);
 	char *p = malloc(lp + ln + 1);
 	void *v = scan__grow(d->paths, d->n, &d->cap, sizeof(*d->paths));
@@ -44,9 +45,8 @@ static int sub_prefix(char *buf, size_t n, const char *prefix, const char *name)
 static int all_of_tree(struct treediff *d, git_repository *repo, const git_oid *id,
 		       const char *prefix, int depth)
 {
-	if (depth >= TREEDIFF_DEPTH_MAX)
-		return err_set(ERR_LIMIT, "tree diff: %s deeper than %d", prefix,
-			       TREEDIFF_DEPTH_MAX);
+	if (depth >= TREE_DEPTH_MAX)
+		return err_set(ERR_LIMIT, "tree diff: %s deeper than %d", prefix, TREE_DEPTH_MAX);
 	git_tree *t;
 	if (git_tree_lookup(&t, repo, id) < 0)
 		return err_set(ERR_GENERIC, "tree diff: %s: %s", prefix, git_error_last()->message);
@@ -61,6 +61,8 @@ static int all_of_tree(struct treediff *d, git_repository *repo, const git_oid *
 static int all(struct treediff *d, git_repository *repo, const git_tree_entry *e,
 	       const char *prefix, int depth)
 {
+	if (++d->visits > TREE_ENTRIES_MAX)
+		return 2;
 	if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
 		return add(d, prefix, git_tree_entry_name(e));
 	char sub[4096];
@@ -74,9 +76,8 @@ static int compare(struct treediff *d, git_repository *repo, const git_tree *a, 
 static int compare_ids(struct treediff *d, git_repository *repo, const git_oid *a, const git_oid *b,
 		       const char *prefix, int depth)
 {
-	if (depth >= TREEDIFF_DEPTH_MAX)
-		return err_set(ERR_LIMIT, "tree diff: %s deeper than %d", prefix,
-			       TREEDIFF_DEPTH_MAX);
+	if (depth >= TREE_DEPTH_MAX)
+		return err_set(ERR_LIMIT, "tree diff: %s deeper than %d", prefix, TREE_DEPTH_MAX);
 	git_tree *ta = NULL, *tb = NULL;
 	int rc = 0;
 	if (git_tree_lookup(&ta, repo, a) < 0 || git_tree_lookup(&tb, repo, b) < 0)
@@ -95,6 +96,8 @@ static int compare(struct treediff *d, git_repository *repo, const git_tree *a, 
 	for (size_t i = 0, n = git_tree_entrycount(a); !rc && i < n; i++) {
 		const git_tree_entry *ea = git_tree_entry_byindex(a, i);
 		const char *name = git_tree_entry_name(ea);
+		if (++d->visits > TREE_ENTRIES_MAX)
+			return 2;
 		const git_tree_entry *eb = git_tree_entry_byname(b, name);
 		if (!eb) {
 			rc = all(d, repo, ea, prefix, depth);
@@ -121,6 +124,8 @@ static int compare(struct treediff *d, git_repository *repo, const git_tree *a, 
 	}
 	for (size_t i = 0, n = git_tree_entrycount(b); !rc && i < n; i++) {
 		const git_tree_entry *eb = git_tree_entry_byindex(b, i);
+		if (++d->visits > TREE_ENTRIES_MAX)
+			return 2;
 		if (!git_tree_entry_byname(a, git_tree_entry_name(eb)))
 			rc = all(d, repo, eb, prefix, depth);
 	}
@@ -130,9 +135,13 @@ static int compare(struct treediff *d, git_repository *repo, const git_tree *a, 
 int treediff__paths(struct treediff *d, git_repository *repo, const git_tree *old_tree,
 		    const git_tree *new_tree)
 {
-	if (git_oid_equal(git_tree_id(old_tree), git_tree_id(new_tree)))
-		return 0;
-	return compare(d, repo, old_tree, new_tree, "", 0);
+	int rc = 0;
+	if (!old_tree) /* the empty tree: every path of the new one */
+		for (size_t i = 0, n = git_tree_entrycount(new_tree); !rc && i < n; i++)
+			rc = all(d, repo, git_tree_entry_byindex(new_tree, i), "", 0);
+	else if (!git_oid_equal(git_tree_id(old_tree), git_tree_id(new_tree)))
+		rc = compare(d, repo, old_tree, new_tree, "", 0);
+	return rc ? rc : d->over ? 1 : 0;
 }
 
 void treediff__free(struct treediff *d)

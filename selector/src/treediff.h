@@ -11,12 +11,17 @@
 struct treediff {
 	char **paths; /* malloc'd, in walk order (not sorted); a type change lists both sides */
 	size_t n, cap;
-	size_t max; /* more than this: the walk stops and says so */
+	size_t max; /* more paths than this: no more are kept, and the result says so */
+	bool over;
+	size_t visits; /* tree entries looked at (TREE_ENTRIES_MAX at most: a "tree bomb" of
+			* subtrees shared many times over would otherwise be exponential) */
 };
 
 /* Fills `d` (zeroed, with d->max set) with the blob, link and submodule paths that are added,
- * removed or changed (id or mode) from `old_tree` to `new_tree`. Returns 0, 1 when more than
- * d->max paths differ (d then holds a part: use a full diff), or a negative ERR_*. */
+ * removed or changed (id or mode) from `old_tree` (NULL: the empty tree) to `new_tree`. Returns 0,
+ * 1 when more than d->max paths differ (d then holds the first d->max), 2 when more than
+ * TREE_ENTRIES_MAX entries had to be looked at (a hostile tree: do not walk it whole either), or a
+ * negative ERR_*. */
 int treediff__paths(struct treediff *d, git_repository *repo, const git_tree *old_tree,
 		    const git_tree *new_tree);
 void treediff__free(struct treediff *d);

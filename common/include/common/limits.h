@@ -58,6 +58,18 @@
 /* ---- paths ---- */
 #define PATH_TEXT_MAX 4096
 
+/* ---- git trees read by the selector (stage 1's narrowed diff, catalogs) ---- */
+#define TREE_ENTRIES_MAX                                                                           \
+	2000000            /* entries looked at in one walk or comparison: a hostile               \
+			    * tree shares subtrees to grow exponentially */
+#define TREE_DEPTH_MAX 256 /* nested directories followed */
+#define CHANGES_PATHSPEC_MAX                                                                       \
+	DIFF_FILES_MAX /* changed paths stage 1 narrows libgit2's diff
+						    * to; more: the files bound is hit */ /* changed paths up to which libgit2 diffs only them */
+#define CATALOG_DERIVE_PATHS_MAX                                                                   \
+	2048 /* differing paths up to which a catalog is derived from                              \
+	      * the newest kept one; more: the tree is walked */
+
 /* The selector's catalog (stage 2): files of interest in one tree, blobs kept by the cache, the
  * call graph's reverse-closure depth. */
 #define CATALOG_FILES_MAX       200000
@@ -67,6 +79,11 @@
  * last selections). */
 #define CATALOG_TREES_MAX 4
 #define IMPACT_DEPTH_MAX  12
+/* Stage 2's shared call graph: changed torch/ source files laid over it (more, or a change of
+ * re-exports, builds it anew). */
+#define IMPACT_OVERLAY_FILES_MAX 256
+/* Test ids a stage 3 drift memo keeps before it starts again. */
+#define SELECT_DRIFT_MEMO_MAX 2000000
 /* Stage 2's message signal (impact_message.c): bytes of one commit message read (the rest is
  * ignored), candidate tokens taken from one message, bytes of one token (a longer one is no
  * name), tests one bare name (`test_foo`, `-k foo` without a file) may select, tests one class or

@@ -7,7 +7,8 @@
  *
  * Scan results are owned by a cache keyed by blob id, shared by every catalog built with it: a
  * second build at another revision scans only the blobs the cache has not seen. The cache must
- * outlive the catalogs built with it.
+ * outlive the use of the catalogs built with it (a catalog still held when its cache is
+ * destroyed may only be destroyed).
  *
  * Whole catalogs are shared too: the cache keeps the last CATALOG_TREES_MAX catalogs it built,
  * keyed by root tree id, so a build of a revision whose tree was seen returns that same catalog

@@ -64,7 +64,7 @@ struct change_commit {
 	char *message;
 };
 
-/* A limit that was hit while reading: "files", "hunks", "bytes" or "commits". */
+/* A limit that was hit while reading: "files", "hunks", "bytes", "commits" or "tree entries". */
 struct change_limit_hit {
 	const char *what; /* static string */
 	uint64_t limit;
@@ -80,7 +80,7 @@ struct change_set {
 	char base_id[41];       /* resolved base ("" for a diff, or for no base: the empty tree) */
 	char head_id[41];       /* resolved head ("" for a diff) */
 	char merge_base_id[41]; /* the tree actually diffed against with merge_base; else "" */
-	struct change_limit_hit limit_hits[4];
+	struct change_limit_hit limit_hits[8];
 	size_t n_limit_hits;
 };
 

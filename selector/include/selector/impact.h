@@ -73,7 +73,8 @@ void selector_impact_result_destroy(struct impact_result *res);
 
 /* For tests and benchmarks: 1 when the head catalog's stage 2 graph was laid over the base's
  * (shared with it, the edges of `*overlay_files` changed source files laid over), 0 when it was
- * built from scratch, -1 when no run at that head has needed it yet. */
+ * built from scratch, -1 when no run at that head has needed it yet (or the cache dropped it
+ * for a newer source graph: the next run builds it again). */
 int selector_impact_graph_reused(const struct catalog *head, size_t *overlay_files);
 
 const char *selector_impact_signal_name(enum impact_signal signal);

@@ -152,10 +152,10 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 			const struct spec_resolver *resolver, const struct select_candidate *cands,
 			size_t n_cands, const struct select_stage3_opts *opts);
 
-/* A memo for stale drift bound to one spec set and its resolver (both must outlive it; a run
- * with another set or resolver ignores it). Keeps at most SELECT_DRIFT_MEMO_MAX ids (then it
+/* A memo for stale drift bound to one spec set and its resolver (both must outlive it, and the
+ * memo must be destroyed with them: it knows them by address; a run with another set or
+ * resolver ignores it). Keeps at most SELECT_DRIFT_MEMO_MAX ids (common/limits.h; then it
  * starts again). Not thread-safe: one per worker. */
-#define SELECT_DRIFT_MEMO_MAX 2000000
 int selector_drift_memo_create(struct select_drift_memo **out, const struct spec_set *set,
 			       const struct spec_resolver *resolver);
 void selector_drift_memo_destroy(struct select_drift_memo *memo);

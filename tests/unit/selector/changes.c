@@ -6,6 +6,7 @@
 
 #include "common/err.h"
 #include "gitrepo.h"
+#include "selector/catalog.h"
 #include "selector/changes.h"
 
 static const struct file_change *find(const struct change_set *s, const char *new_path)
@@ -349,5 +350,69 @@ Test(changes_git, trees_turned_into_files_and_back)
 	cr_assert_eq(selector_changes_from_git(&s, t.dir, a, a, NULL), 0, "%s", err_last());
 	cr_assert_eq(s->n_files, 0, "the same tree: %zu files", s->n_files);
 	selector_change_set_destroy(s);
+	test_repo_destroy(&t);
+}
+
+/* A "tree bomb": a tree whose 16 entries all name one subtree, six levels deep, holds 16^6
+ * paths in a few hundred bytes of objects. Stage 1 must stop at TREE_ENTRIES_MAX entries with
+ * the bound recorded (the selection then falls back), not walk it; a catalog build refuses it. */
+Test(changes_git, tree_bomb_is_bounded, .timeout = 60)
+{
+	struct test_repo t;
+	test_repo_create(&t);
+	char a[41];
+	const struct test_edit ea[] = { { "a.py", 0100644, "a = 1\n", 0 } };
+	test_repo_commit(&t, a, NULL, "A", NULL, 0, ea, 1);
+	git_oid blob, tree;
+	cr_assert_eq(git_blob_create_from_buffer(&blob, t.repo, "x = 1\n", 6), 0);
+	git_treebuilder *tb;
+	cr_assert_eq(git_treebuilder_new(&tb, t.repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, tb, "x.txt", &blob, GIT_FILEMODE_BLOB), 0);
+	cr_assert_eq(git_treebuilder_write(&tree, tb), 0);
+	git_treebuilder_free(tb);
+	for (int level = 0; level < 6; level++) {
+		cr_assert_eq(git_treebuilder_new(&tb, t.repo, NULL), 0);
+		for (int k = 0; k < 16; k++) {
+			char name[8];
+			snprintf(name, sizeof(name), "d%02d", k);
+			cr_assert_eq(
+			    git_treebuilder_insert(NULL, tb, name, &tree, GIT_FILEMODE_TREE), 0);
+		}
+		cr_assert_eq(git_treebuilder_write(&tree, tb), 0);
+		git_treebuilder_free(tb);
+	}
+	git_oid root, bomb_commit, a_id;
+	cr_assert_eq(git_treebuilder_new(&tb, t.repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, tb, "test", &tree, GIT_FILEMODE_TREE), 0);
+	cr_assert_eq(git_treebuilder_write(&root, tb), 0);
+	git_treebuilder_free(tb);
+	git_tree *rt;
+	git_commit *pa;
+	cr_assert_eq(git_oid_fromstr(&a_id, a), 0);
+	cr_assert_eq(git_commit_lookup(&pa, t.repo, &a_id), 0);
+	cr_assert_eq(git_tree_lookup(&rt, t.repo, &root), 0);
+	const git_commit *parents[] = { pa };
+	git_signature *sig;
+	cr_assert_eq(git_signature_new(&sig, "t", "t@example.com", 1700000000, 0), 0);
+	cr_assert_eq(
+	    git_commit_create(&bomb_commit, t.repo, NULL, sig, sig, NULL, "bomb", rt, 1, parents),
+	    0);
+	git_signature_free(sig);
+	git_tree_free(rt);
+	git_commit_free(pa);
+	char b[41];
+	git_oid_tostr(b, sizeof(b), &bomb_commit);
+
+	struct change_set *s;
+	cr_assert_eq(selector_changes_from_git(&s, t.dir, a, b, NULL), 0, "%s", err_last());
+	cr_assert(selector_change_set_limited(s), "the bound was not recorded");
+	cr_assert_str_eq(s->limit_hits[0].what, "tree entries");
+	selector_change_set_destroy(s);
+	struct catalog_cache *cache;
+	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
+	struct catalog *cat;
+	cr_assert_eq(selector_catalog_build(&cat, t.dir, b, cache), ERR_LIMIT);
+	cr_assert(strstr(err_last(), "entries"), "%s", err_last());
+	selector_catalog_cache_destroy(cache);
 	test_repo_destroy(&t);
 }

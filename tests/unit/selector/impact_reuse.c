@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "gitrepo.h"
 #include "selector/catalog.h"
 #include "selector/changes.h"
 #include "selector/fixture.h"
@@ -173,4 +174,58 @@ Test(impact_reuse, consecutive_commits_equal_fresh_builds, .timeout = 240)
 	       n - 1, selector_catalog_cache_derived(warm), symbol_runs, overlaid, with_files);
 	selector_catalog_cache_destroy(warm);
 	cr_assert_eq(nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* A scan depends on the file's module (relative imports resolve against it), so the same blob
+ * at another path must not reuse the first one's scan: a file moved from torch/a/ to torch/b/
+ * whose `from .u import f` now means torch.b.u.f, then a change of torch.b.u.f, must select the
+ * test that uses the moved function, with the cache kept as with a fresh one. */
+Test(impact_reuse, a_moved_blob_is_scanned_for_its_new_module)
+{
+	struct test_repo t;
+	test_repo_create(&t);
+	const struct test_edit e0[] = {
+		{ "torch/a/u.py", 0100644, "def f():\n    return 1\n", 0 },
+		{ "torch/b/u.py", 0100644, "def f():\n    return 2\n", 0 },
+		{ "test/test_g.py", 0100644,
+		  "import torch.b.x\n\nclass TestG(TestCase):\n    def test_g(self):\n"
+		  "        torch.b.x.g()\n",
+		  0 },
+	};
+	const char *xsrc = "from .u import f\n\ndef g():\n    return f()\n";
+	char c[4][41];
+	test_repo_commit(&t, c[0], NULL, "c0", NULL, 0, e0, 3);
+	const struct test_edit e1[] = { { "torch/a/x.py", 0100644, xsrc, 0 } };
+	const char *p0[] = { c[0] };
+	test_repo_commit(&t, c[1], NULL, "c1", p0, 1, e1, 1);
+	const struct test_edit e2[] = { { "torch/a/x.py", 0, NULL, 0 },
+					{ "torch/b/x.py", 0100644, xsrc, 0 } };
+	const char *p1[] = { c[1] };
+	test_repo_commit(&t, c[2], NULL, "c2", p1, 1, e2, 2);
+	const struct test_edit e3[] = { { "torch/b/u.py", 0100644, "def f():\n    return 3\n",
+					  0 } };
+	const char *p2[] = { c[2] };
+	test_repo_commit(&t, c[3], NULL, "c3", p2, 1, e3, 1);
+
+	struct catalog_cache *warm, *cold;
+	cr_assert_eq(selector_catalog_cache_create(&warm, 0), 0);
+	cr_assert_eq(selector_catalog_cache_create(&cold, 0), 0);
+	struct impact_result *a = NULL, *b;
+	int reused;
+	size_t over;
+	struct catalog *ch;
+	for (int i = 1; i <= 3; i++) {
+		selector_impact_result_destroy(a);
+		a = run(t.dir, c[i - 1], c[i], warm, &reused, &over, &ch);
+		selector_catalog_destroy(ch);
+	}
+	b = run(t.dir, c[2], c[3], cold, &reused, &over, &ch);
+	selector_catalog_destroy(ch);
+	cr_assert_eq(b->n_candidates, 1, "fresh: %zu candidates", b->n_candidates);
+	same(a, b, c[3]);
+	selector_impact_result_destroy(a);
+	selector_impact_result_destroy(b);
+	selector_catalog_cache_destroy(warm);
+	selector_catalog_cache_destroy(cold);
+	test_repo_destroy(&t);
 }
