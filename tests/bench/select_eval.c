@@ -50,9 +50,11 @@ struct args {
 };
 
 struct truth {
-	const char *id, *parent, *kind;
+	const char *id, *parent, *kind; /* copies */
 	bool fallback, affected_all;
-	json_t *obj; /* borrowed from the array */
+	const char *line; /* its commits.jsonl line, parsed again only when it is evaluated */
+	size_t len;
+	json_t *obj; /* while it is evaluated */
 };
 
 /* id -> eligible (1) or not (0), resolved once per distinct id. */
@@ -127,15 +129,17 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 /* ---- ground truth ---- */
 
-static size_t read_truth(const char *repo, json_t **arr_out, struct truth **out)
+/* The single-parent commits of commits.jsonl: their ids and flags, and where their line is
+ * (`*data`, kept) to be parsed again when evaluated: the whole file as JSON objects took five
+ * times its size and was most of this benchmark's peak memory, not the selector's. */
+static size_t read_truth(const char *repo, char **data_out, struct truth **out)
 {
 	char path[EVAL_PATH_MAX], *data = NULL;
-	size_t len = 0;
+	size_t len = 0, n = 0, cap = 0;
 	snprintf(path, sizeof path, "%.*s/.ground_truth/commits.jsonl", EVAL_DIR_MAX, repo);
 	if (fs_read_file(&data, &len, path, TRUTH_MAX) < 0)
 		die(path);
-	json_t *arr = json_array();
-	size_t n_lines = 0;
+	struct truth *v = NULL;
 	for (char *p = data, *nl; p < data + len; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(data + len - p));
 		if (!nl)
@@ -143,31 +147,37 @@ static size_t read_truth(const char *repo, json_t **arr_out, struct truth **out)
 		if (nl == p)
 			continue;
 		json_t *o = jx_loadb(p, (size_t)(nl - p), TRUTH_MAX);
-		if (!o || jx_append_new(arr, o) < 0)
+		if (!o)
 			die("commits.jsonl line");
-		n_lines++;
-	}
-	free(data);
-	struct truth *v = calloc(n_lines + 1, sizeof *v);
-	if (!v)
-		die("truth");
-	size_t n = 0;
-	for (size_t i = 0; i < n_lines; i++) {
-		json_t *o = json_array_get(arr, i), *par = json_object_get(o, "parents");
-		if (json_array_size(par) != 1)
-			continue; /* the root commit and merges */
+		json_t *par = json_object_get(o, "parents");
+		if (json_array_size(par) != 1) {
+			json_decref(o); /* the root commit and merges */
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			if (!(v = realloc(v, cap * sizeof *v)))
+				die("truth");
+		}
+		const char *id = jx_get_str(o, "id"),
+			   *parent = json_string_value(json_array_get(par, 0)),
+			   *kind = jx_get_str(o, "kind");
+		if (!id || !parent)
+			die("commits.jsonl: a commit without id or parent");
 		v[n++] = (struct truth){
-			.id = jx_get_str(o, "id"),
-			.parent = json_string_value(json_array_get(par, 0)),
-			.kind = jx_get_str(o, "kind"),
+			.id = strdup(id),
+			.parent = strdup(parent),
+			.kind = kind ? strdup(kind) : NULL,
 			.fallback = jx_get_bool(o, "fallback", false),
 			.affected_all = jx_get_bool(o, "affected_all", false),
-			.obj = o,
+			.line = p,
+			.len = (size_t)(nl - p),
 		};
 		if (!v[n - 1].id || !v[n - 1].parent)
-			die("commits.jsonl: a commit without id or parent");
+			die("truth");
+		json_decref(o);
 	}
-	*arr_out = arr;
+	*data_out = data;
 	*out = v;
 	return n;
 }
@@ -461,9 +471,9 @@ int main(int argc, char **argv)
 	char dir[EVAL_PATH_MAX];
 	double gen_s = a.repo ? 0.0 : generate(dir, sizeof dir, &a);
 	struct ctx c = { .repo = a.repo ? a.repo : dir };
-	json_t *arr = NULL;
+	char *truth_text = NULL;
 	struct truth *tr = NULL;
-	size_t singles = read_truth(c.repo, &arr, &tr);
+	size_t singles = read_truth(c.repo, &truth_text, &tr);
 	size_t n = a.smoke || (size_t)a.commits >= singles ? singles : (size_t)a.commits;
 	c.memo.keys = calloc(ELIG_SLOTS, sizeof *c.memo.keys);
 	c.memo.val = calloc(ELIG_SLOTS, 1);
@@ -474,9 +484,20 @@ int main(int argc, char **argv)
 		die("cache");
 	load_specs(&c);
 	for (size_t k = 0; k < n; k++) {
-		eval_commit(&c, &tr[k * singles / n]);
-		if (!a.json && (k + 1) % 50 == 0)
-			fprintf(stderr, "%zu/%zu commits, %.1f s\n", k + 1, n, c.t.seconds);
+		struct truth *t = &tr[k * singles / n];
+		if (!(t->obj = jx_loadb(t->line, t->len, TRUTH_MAX)))
+			die("commits.jsonl line");
+		eval_commit(&c, t);
+		json_decref(t->obj);
+		t->obj = NULL;
+		if (!a.json && (k + 1) % 50 == 0) {
+			struct rusage ru;
+			getrusage(RUSAGE_SELF, &ru);
+			fprintf(stderr,
+				"%zu/%zu commits, %.1f s, peak RSS %.0f MB, %zu blobs held\n",
+				k + 1, n, c.t.seconds, (double)ru.ru_maxrss / 1024.0,
+				selector_catalog_cache_size(c.cache));
+		}
 	}
 	int rc = report(&c, &a, gen_s, singles);
 	for (size_t i = 0; i < ELIG_SLOTS; i++)
@@ -484,8 +505,13 @@ int main(int argc, char **argv)
 	free(c.memo.keys);
 	free(c.memo.val);
 	free(c.t.ratios);
+	for (size_t i = 0; i < singles; i++) {
+		free((char *)tr[i].id);
+		free((char *)tr[i].parent);
+		free((char *)tr[i].kind);
+	}
 	free(tr);
-	json_decref(arr);
+	free(truth_text);
 	testspecs_resolver_destroy(c.resolver);
 	testspecs_set_destroy(c.specs);
 	selector_catalog_cache_destroy(c.cache);
