@@ -108,7 +108,7 @@ static struct cache_entry *entry_of(const struct catalog_blob *b)
 /* Drops the entries that no live catalog (nor the source graphs stage 2 keeps) uses: without
  * it a daemon's cache would grow by every blob it ever saw. Marks by pointer (what the
  * catalogs and graphs hold), indexes the survivors anew, and only then frees the others: out
- * of memory, nothing is freed. The next sweep comes when the cache has doubled. */
+ * of memory, nothing is freed. The next sweep comes when the cache has grown by a quarter. */
 static void sweep(struct catalog_cache *c)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -144,7 +144,9 @@ static void sweep(struct catalog_cache *c)
 	c->n = k;
 	strmap_free(&c->map);
 	c->map = map;
-	size_t next = 2 * c->n > CATALOG_CACHE_SWEEP_MIN ? 2 * c->n : CATALOG_CACHE_SWEEP_MIN;
+	size_t step =
+	    c->n / 4 > CATALOG_CACHE_SWEEP_MIN / 4 ? c->n / 4 : CATALOG_CACHE_SWEEP_MIN / 4;
+	size_t next = c->n + step > CATALOG_CACHE_SWEEP_MIN ? c->n + step : CATALOG_CACHE_SWEEP_MIN;
 	c->sweep_at = next < c->max ? next : c->max;
 }
 

@@ -11,7 +11,8 @@
 #include "common/log.h"
 #include "scan_internal.h"
 
-#define ARENA_CHUNK (64 * KIB)
+#define ARENA_CHUNK       (64 * KIB)
+#define ARENA_FIRST_CHUNK (2 * KIB)
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -27,14 +28,20 @@ void *scan__alloc(struct arena *a, size_t n)
 		n = 16;
 	struct arena_chunk *c = a->head;
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
+		/* Chunks double from ARENA_FIRST_CHUNK to ARENA_CHUNK: most arenas (one per scanned
+		 * file, thousands kept by a catalog cache) hold a few KiB, and a first chunk of
+		 * 64 KiB each cost ~0.5 GB at PyTorch's scale. */
+		size_t grow = !c                         ? ARENA_FIRST_CHUNK
+			      : c->cap < ARENA_CHUNK / 2 ? 2 * c->cap
+							 : ARENA_CHUNK;
+		bool own = n >= grow; /* a block of its own: the current chunk goes on filling */
+		size_t cap = own ? n : grow;
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
 		c->cap = cap;
 		c->used = 0;
-		if (n > ARENA_CHUNK / 4 && a->head) {
-			/* a big block: keep filling the current chunk afterwards */
+		if (own && a->head) {
 			c->next = a->head->next;
 			a->head->next = c;
 		} else {

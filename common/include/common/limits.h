@@ -74,7 +74,7 @@
  * call graph's reverse-closure depth. */
 #define CATALOG_FILES_MAX       200000
 #define CATALOG_CACHE_MAX       400000 /* blobs in use at once (a cache drops unused ones first) */
-#define CATALOG_CACHE_SWEEP_MIN 16384  /* a cache never sweeps below this many blobs */
+#define CATALOG_CACHE_SWEEP_MIN 4096   /* a cache never sweeps below this many blobs */
 /* Whole catalogs a catalog cache keeps by root tree id (the warm path: base and head of the
  * last selections). */
 #define CATALOG_TREES_MAX 4

@@ -104,9 +104,9 @@ struct catalog {
 struct catalog_cache;
 
 /* An empty cache; `max_entries` bounds the blobs in use at once (0: CATALOG_CACHE_MAX). Blobs no
- * live catalog uses any more are dropped when the cache reaches twice the blobs it kept at its
- * last sweep (at least CATALOG_CACHE_SWEEP_MIN, at most max_entries), so that a long-running
- * process holds about twice what its live catalogs need, not every blob it ever read. */
+ * live catalog uses any more are dropped when the cache has grown by a quarter since its last
+ * sweep (never below CATALOG_CACHE_SWEEP_MIN blobs, at most max_entries), so that a
+ * long-running process holds about what its live catalogs need, not every blob it ever read. */
 int selector_catalog_cache_create(struct catalog_cache **out, size_t max_entries);
 /* Blobs held now, and blobs dropped by sweeps so far. */
 size_t selector_catalog_cache_size(const struct catalog_cache *cache);
