@@ -7,24 +7,37 @@
 #include "common/err.h"
 #include "select_front.h"
 
-int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head,
-		   const char *cache_dir)
+/* The blob cache, backed by `cache_dir` when not NULL. */
+static int open_cache(struct front *f, const char *cache_dir)
 {
 	int rc = selector_catalog_cache_create(&f->cache, 0);
 	if (rc == 0 && cache_dir && (rc = selector_catalog_cache_set_dir(f->cache, cache_dir)) < 0)
 		return err_prefix("--cache: ");
+	return rc;
+}
+
+/* Every head test id, for stale drift. */
+static int head_ids(struct front *f)
+{
+	if (!f->head->n_tests)
+		return 0;
+	f->ids = malloc(f->head->n_tests * sizeof *f->ids);
+	if (!f->ids)
+		return err_set(ERR_NOMEM, "catalog: %zu ids", f->head->n_tests);
+	for (size_t i = 0; i < f->head->n_tests; i++)
+		f->ids[i] = f->head->tests[i].id;
+	return 0;
+}
+
+int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head,
+		   const char *cache_dir)
+{
+	int rc = open_cache(f, cache_dir);
 	if (rc == 0)
 		rc = selector_catalog_build(&f->head, repo_dir, head, f->cache);
 	if (rc == 0)
 		rc = selector_catalog_build(&f->base, repo_dir, base, f->cache);
-	if (rc == 0 && f->head->n_tests) {
-		f->ids = malloc(f->head->n_tests * sizeof *f->ids);
-		if (!f->ids)
-			return err_set(ERR_NOMEM, "catalog: %zu ids", f->head->n_tests);
-		for (size_t i = 0; i < f->head->n_tests; i++)
-			f->ids[i] = f->head->tests[i].id;
-	}
-	return rc;
+	return rc ? rc : head_ids(f);
 }
 
 /* True when the catalog's file at `path` has a blob id that `id` (maybe abbreviated) names. */
@@ -103,9 +116,7 @@ static int keep_missing(struct front *f, const char *repo_dir, const struct cata
 int front_catalogs_diff(struct front *f, const char *repo_dir, const struct change_set *cs,
 			const char *cache_dir)
 {
-	int rc = selector_catalog_cache_create(&f->cache, 0);
-	if (rc == 0 && cache_dir && (rc = selector_catalog_cache_set_dir(f->cache, cache_dir)) < 0)
-		return err_prefix("--cache: ");
+	int rc = open_cache(f, cache_dir);
 	struct catalog *cur = NULL;
 	if (rc == 0)
 		rc = selector_catalog_build(&cur, repo_dir, "HEAD", f->cache);
@@ -134,14 +145,7 @@ int front_catalogs_diff(struct front *f, const char *repo_dir, const struct chan
 	}
 	selector_catalog_destroy(cur);
 	free(ov);
-	if (rc == 0 && f->head->n_tests) {
-		f->ids = malloc(f->head->n_tests * sizeof *f->ids);
-		if (!f->ids)
-			return err_set(ERR_NOMEM, "catalog: %zu ids", f->head->n_tests);
-		for (size_t i = 0; i < f->head->n_tests; i++)
-			f->ids[i] = f->head->tests[i].id;
-	}
-	return rc;
+	return rc ? rc : head_ids(f);
 }
 
 /* The body of a head test as the scanner saw it, or NULL. */
