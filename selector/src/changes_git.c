@@ -163,24 +163,24 @@ static int diff_trees(struct change_builder *b, git_repository *repo, git_tree *
 	 * copies pair deleted, added and modified files, all of which are among them. */
 	struct treediff td = { .max = CHANGES_PATHSPEC_MAX };
 	int t = treediff__paths(&td, repo, old_tree, new_tree);
-	if (t == ERR_NOMEM || t == 1 || t == 2) {
-		/* A change this wide is answered with everything: libgit2's whole-tree diff, which
-		 * does not skip shared subtrees, is never run on it. */
+	if (t != 0 || td.n == 0) {
+		/* A change this wide, or a tree this hostile, is answered with everything:
+		 * libgit2's whole-tree diff, which does not skip shared subtrees, is never run. */
 		treediff__free(&td);
-		return t == 2   ? changes__hit(b, "tree entries", TREE_ENTRIES_MAX)
-		       : t == 1 ? changes__hit(b, "files", CHANGES_PATHSPEC_MAX)
-				: t;
+		if (t == 0)
+			return 0; /* the same tree */
+		if (t == 1)
+			return changes__hit(b, "files", CHANGES_PATHSPEC_MAX);
+		if (t == 2)
+			return changes__hit(b, "tree entries", TREE_ENTRIES_MAX);
+		if (t != ERR_LIMIT)
+			return t; /* out of memory, a tree that cannot be read */
+		err_clear();
+		return changes__hit(b, "tree depth or path length", TREE_DEPTH_MAX);
 	}
-	if (t == 0 && td.n == 0) {
-		treediff__free(&td);
-		return 0; /* the same tree */
-	}
-	if (t == 0) {
-		dopts.pathspec.strings = td.paths;
-		dopts.pathspec.count = td.n;
-		dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-	}
-	err_clear(); /* else a tree the walk could not read: libgit2 diffs the whole trees */
+	dopts.pathspec.strings = td.paths;
+	dopts.pathspec.count = td.n;
+	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
 	git_diff *diff = NULL;
 	int drc = git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts);
 	treediff__free(&td);

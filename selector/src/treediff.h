@@ -6,7 +6,10 @@
 #define SELECTOR_TREEDIFF_H
 
 #include <git2.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "common/limits.h"
 
 struct treediff {
 	char **paths; /* malloc'd, in walk order (not sorted); a type change lists both sides */
@@ -15,6 +18,8 @@ struct treediff {
 	bool over;
 	size_t visits; /* tree entries looked at (TREE_ENTRIES_MAX at most: a "tree bomb" of
 			* subtrees shared many times over would otherwise be exponential) */
+	char path[PATH_TEXT_MAX]; /* private: the directory being walked */
+	size_t len;
 };
 
 /* Fills `d` (zeroed, with d->max set) with the blob, link and submodule paths that are added,

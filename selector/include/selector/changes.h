@@ -64,7 +64,8 @@ struct change_commit {
 	char *message;
 };
 
-/* A limit that was hit while reading: "files", "hunks", "bytes", "commits" or "tree entries". */
+/* A limit that was hit while reading: "files", "hunks", "bytes", "commits", "tree entries" or
+ * "tree depth or path length". */
 struct change_limit_hit {
 	const char *what; /* static string */
 	uint64_t limit;

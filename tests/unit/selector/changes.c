@@ -391,7 +391,7 @@ Test(changes_git, tree_bomb_is_bounded, .timeout = 60)
 	cr_assert_eq(git_oid_fromstr(&a_id, a), 0);
 	cr_assert_eq(git_commit_lookup(&pa, t.repo, &a_id), 0);
 	cr_assert_eq(git_tree_lookup(&rt, t.repo, &root), 0);
-	const git_commit *parents[] = { pa };
+	const git_commit *parents[1] = { pa };
 	git_signature *sig;
 	cr_assert_eq(git_signature_new(&sig, "t", "t@example.com", 1700000000, 0), 0);
 	cr_assert_eq(
@@ -414,5 +414,33 @@ Test(changes_git, tree_bomb_is_bounded, .timeout = 60)
 	cr_assert_eq(selector_catalog_build(&cat, t.dir, b, cache), ERR_LIMIT);
 	cr_assert(strstr(err_last(), "entries"), "%s", err_last());
 	selector_catalog_cache_destroy(cache);
+
+	/* 300 directories deep: past TREE_DEPTH_MAX, recorded as a bound too. */
+	cr_assert_eq(git_treebuilder_new(&tb, t.repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, tb, "x.py", &blob, GIT_FILEMODE_BLOB), 0);
+	cr_assert_eq(git_treebuilder_write(&tree, tb), 0);
+	git_treebuilder_free(tb);
+	for (int level = 0; level < 300; level++) {
+		cr_assert_eq(git_treebuilder_new(&tb, t.repo, NULL), 0);
+		cr_assert_eq(git_treebuilder_insert(NULL, tb, "d", &tree, GIT_FILEMODE_TREE), 0);
+		cr_assert_eq(git_treebuilder_write(&tree, tb), 0);
+		git_treebuilder_free(tb);
+	}
+	git_oid deep_commit;
+	cr_assert_eq(git_tree_lookup(&rt, t.repo, &tree), 0);
+	cr_assert_eq(git_signature_new(&sig, "t", "t@example.com", 1700000000, 0), 0);
+	cr_assert_eq(git_commit_lookup(&pa, t.repo, &a_id), 0);
+	parents[0] = pa;
+	cr_assert_eq(
+	    git_commit_create(&deep_commit, t.repo, NULL, sig, sig, NULL, "deep", rt, 1, parents),
+	    0);
+	git_signature_free(sig);
+	git_commit_free(pa);
+	git_tree_free(rt);
+	git_oid_tostr(b, sizeof(b), &deep_commit);
+	cr_assert_eq(selector_changes_from_git(&s, t.dir, a, b, NULL), 0, "%s", err_last());
+	cr_assert(selector_change_set_limited(s), "the depth bound was not recorded");
+	cr_assert_str_eq(s->limit_hits[0].what, "tree depth or path length");
+	selector_change_set_destroy(s);
 	test_repo_destroy(&t);
 }
