@@ -50,7 +50,9 @@ struct catalog_cache {
 	size_t n_trees, max_trees;
 	size_t tree_hits;
 	size_t derived; /* catalogs made from a kept one and a tree diff, not a walk */
-	struct impact_source *source; /* stage 2's latest source graph (a reference) */
+	/* stage 2's latest source graphs (references), most recently used first */
+	struct impact_source *sources[CATALOG_SOURCES_MAX];
+	size_t n_sources;
 };
 
 static void entry_free(struct cache_entry *e)
@@ -90,7 +92,8 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 		p->cache = NULL;
 		p->live_prev = p->live_next = NULL;
 	}
-	impact__source_release(c->source);
+	for (size_t i = 0; i < c->n_sources; i++)
+		impact__source_release(c->sources[i]);
 	for (size_t i = 0; i < c->n; i++)
 		entry_free(c->entries[i]);
 	free(c->entries);
@@ -121,9 +124,9 @@ static void sweep(struct catalog_cache *c)
 		for (size_t f = 0; src && f < impact__source_files(src); f++)
 			entry_of(impact__source_blob(src, f))->marked = true;
 	}
-	const struct impact_source *src = c->source;
-	for (size_t f = 0; src && f < impact__source_files(src); f++)
-		entry_of(impact__source_blob(src, f))->marked = true;
+	for (size_t i = 0; i < c->n_sources; i++)
+		for (size_t f = 0; f < impact__source_files(c->sources[i]); f++)
+			entry_of(impact__source_blob(c->sources[i], f))->marked = true;
 	struct strmap map = { 0 };
 	for (size_t i = 0; i < c->n; i++)
 		if (c->entries[i]->marked &&
@@ -183,25 +186,43 @@ size_t selector_catalog_cache_scans(const struct catalog_cache *c)
 	return c->scans;
 }
 
+static bool kept_source(const struct catalog_cache *c, const struct impact_source *s)
+{
+	for (size_t i = 0; i < c->n_sources; i++)
+		if (c->sources[i] == s)
+			return true;
+	return false;
+}
+
 void catalog__cache_drop_graphs(struct catalog_cache *c, const struct catalog_priv *keep)
 {
 	for (struct catalog_priv *p = c->live; p; p = p->live_next) {
-		if (p == keep || !p->graph || impact__graph_source(p->graph) == c->source)
+		if (p == keep || !p->graph || kept_source(c, impact__graph_source(p->graph)))
 			continue;
 		impact__graph_destroy(p->graph);
 		p->graph = NULL;
 	}
 }
 
-struct impact_source *catalog__cache_source(const struct catalog_cache *c)
+struct impact_source *catalog__cache_source(const struct catalog_cache *c, size_t i)
 {
-	return c->source;
+	return i < c->n_sources ? c->sources[i] : NULL;
 }
 
 void catalog__cache_set_source(struct catalog_cache *c, struct impact_source *s)
 {
-	impact__source_release(c->source);
-	c->source = s;
+	size_t i = 0;
+	while (i < c->n_sources && c->sources[i] != s)
+		i++;
+	if (i == c->n_sources) { /* new: the least recently used one goes */
+		if (c->n_sources == CATALOG_SOURCES_MAX)
+			impact__source_release(c->sources[--c->n_sources]);
+		i = c->n_sources++;
+	} else {
+		impact__source_release(s); /* kept already: the caller's reference is not needed */
+	}
+	memmove(c->sources + 1, c->sources, i * sizeof(*c->sources));
+	c->sources[0] = s;
 }
 
 size_t selector_catalog_cache_tree_hits(const struct catalog_cache *c)

@@ -67,15 +67,16 @@ const struct impact_source *impact__graph_source(const struct impact_graph *g);
 size_t impact__source_files(const struct impact_source *s);
 const struct catalog_blob *impact__source_blob(const struct impact_source *s, size_t i);
 
-/* The latest source graph stage 2 built from scratch for a catalog of this cache, or NULL, so
- * that a head whose base never needed a graph can still share one. set takes a reference to `s`
- * and drops the one it held. */
-struct impact_source *catalog__cache_source(const struct catalog_cache *c);
+/* The source graphs stage 2 built for catalogs of this cache, the CATALOG_SOURCES_MAX most
+ * recently used (i = 0 the latest; NULL past them), so that a head whose base never needed a
+ * graph can still share one, and heads on two bases (pull requests) each find theirs. set
+ * takes a reference to `s` and makes it the latest (the least recently used one is dropped). */
+struct impact_source *catalog__cache_source(const struct catalog_cache *c, size_t i);
 void catalog__cache_set_source(struct catalog_cache *c, struct impact_source *s);
 struct catalog_priv;
 /* Frees the stage 2 graphs of the cache's live catalogs (but `keep`'s) that are not laid over
- * its current source graph: derived data, rebuilt on demand over the current one, and each
- * would keep an old source graph (~100 MB at PyTorch scale) alive. */
+ * a source graph it keeps: derived data, rebuilt on demand, and each would keep an old source
+ * graph (~100 MB at PyTorch scale) alive. */
 void catalog__cache_drop_graphs(struct catalog_cache *c, const struct catalog_priv *keep);
 
 struct catalog_priv {

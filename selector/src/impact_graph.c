@@ -556,22 +556,31 @@ static int graph_of(const struct catalog *head, const struct catalog *base,
 		free(g);
 		return err_set(ERR_NOMEM, "impact graph");
 	}
-	/* Laid over the base's source graph, else over the latest one built through the cache
-	 * (the base's own graph is never built when no run at the base needed it). */
+	/* Laid over the base's source graph, else over one the cache keeps (the base's own graph
+	 * is never built when no run at the base needed it). */
 	const struct catalog_priv *bp = base->priv_;
-	struct impact_source *under[2] = { bp->graph ? bp->graph->src : NULL,
-					   priv->cache ? catalog__cache_source(priv->cache)
-						       : NULL };
+	struct impact_source *under[1 + CATALOG_SOURCES_MAX] = { bp->graph ? bp->graph->src
+									   : NULL };
+	for (size_t i = 0; priv->cache && i < CATALOG_SOURCES_MAX; i++)
+		under[1 + i] = catalog__cache_source(priv->cache, i);
 	int rc = 0;
 	/* A source graph keeps the resolved uses of every test blob of every head laid over it:
 	 * past twice what this head needs, it is built anew rather than grown. */
 	size_t test_files = 0;
 	for (size_t f = 0; f < head->n_files; f++)
 		test_files += head->files[f].kind == CATALOG_TEST;
-	for (int i = 0; i < 2 && rc == 0; i++)
-		if (under[i] && (i == 0 || under[1] != under[0]) &&
-		    under[i]->blocks.n <= 2 * test_files + 256)
+	for (size_t i = 0; i < 1 + CATALOG_SOURCES_MAX && rc == 0; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= under[j] == under[i];
+		if (under[i] && !seen && under[i]->blocks.n <= 2 * test_files + 256)
 			rc = overlay_build(g, under[i], head);
+	}
+	if (rc == 1 && priv->cache) {
+		g->src->refs++; /* the one laid over is the cache's latest now */
+		catalog__cache_set_source(priv->cache, g->src);
+		catalog__cache_drop_graphs(priv->cache, priv);
+	}
 	if (rc == 0) {
 		rc = source_build(&g->src, head);
 		if (!rc && priv->cache) {

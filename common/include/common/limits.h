@@ -82,6 +82,8 @@
 /* Stage 2's shared call graph: changed torch/ source files laid over it (more, or a change of
  * re-exports, builds it anew). */
 #define IMPACT_OVERLAY_FILES_MAX 256
+/* Source graphs a catalog cache keeps for heads to be laid over (heads on two bases). */
+#define CATALOG_SOURCES_MAX 2
 /* Test ids a stage 3 drift memo keeps before it starts again. */
 #define SELECT_DRIFT_MEMO_MAX 2000000
 /* Stage 2's message signal (impact_message.c): bytes of one commit message read (the rest is
