@@ -40,77 +40,87 @@ int front_catalogs(struct front *f, const char *repo_dir, const char *base, cons
 	return rc ? rc : head_ids(f);
 }
 
-/* True when the catalog's file at `path` has a blob id that `id` (maybe abbreviated) names. */
-static bool has_blob(const struct catalog *cat, const char *path, const char *id)
+/* Both sides of a unified diff are made from HEAD's catalog, file by file: the base gets each
+ * changed file's old blob (or loses the path, for an added file, a rename's or a copy's new
+ * path), the head its new blob. Whether HEAD is the diff's pre-image, its post-image or neither
+ * (a patch applied in part) does not matter: the files the diff names are set on both sides,
+ * the others are HEAD's on both. */
+
+static bool zeros(const char *hex)
 {
-	const struct catalog_file *cf = selector_catalog_file(cat, path);
-	size_t n = strlen(id);
-	return cf && n >= 4 && strncmp(cf->blob_id, id, n) == 0;
+	return hex[strspn(hex, "0")] == 0;
 }
 
-/* Which side of the patch the work tree's HEAD is: the side more of the files' blob ids say
- * (the post-image when none say: `git diff HEAD~1 | select --diff -`). */
-static bool head_is_preimage(const struct catalog *cur, const struct change_set *cs)
+/* The blob id of one side of a file change, or NULL when it cannot be known. git writes no
+ * `index` line when the content is the same on both sides (a mode change, a whole rename or
+ * copy): then the other side's id, else HEAD's file at either path. A file with hunks but no
+ * ids (plain `diff -u`) changed in a way no blob names. */
+static const char *side_id(const struct catalog *cur, const struct file_change *fc, bool new_side)
 {
-	size_t pre = 0, post = 0;
-	for (size_t i = 0; i < cs->n_files; i++) {
-		const struct file_change *fc = &cs->files[i];
-		post += has_blob(cur, fc->new_path.bytes, fc->new_id);
-		pre += has_blob(cur, fc->old_path.bytes, fc->old_id);
-	}
-	return pre > post;
+	const char *own = new_side ? fc->new_id : fc->old_id;
+	const char *other = new_side ? fc->old_id : fc->new_id;
+	if (own[0] && !zeros(own))
+		return own;
+	if (own[0] || fc->n_hunks || fc->binary)
+		return NULL;
+	if (other[0] && !zeros(other))
+		return other;
+	const struct catalog_file *cf = selector_catalog_file(cur, fc->new_path.bytes);
+	if (!cf)
+		cf = selector_catalog_file(cur, fc->old_path.bytes);
+	return cf ? cf->blob_id : NULL;
 }
 
-/* The overrides that turn the catalog of one side of the patch into the other's: each file's
- * path on the far side gets its blob there (NULL for a side that does not exist or an id the
- * patch does not give: the file is then left out, the safe side), and a renamed file's path on
- * the near side is left out. */
-static int far_side(struct catalog_override **out, size_t *n, const struct change_set *cs,
-		    bool to_new)
+struct sides {
+	struct catalog_override *base, *head;
+	size_t n_base, n_head;
+	size_t *head_file; /* the file change each head override comes from */
+};
+
+static void put(struct catalog_override *v, size_t *n, const char *path, const char *blob)
 {
-	*out = calloc(2 * cs->n_files + 1, sizeof(**out));
-	if (!*out)
-		return err_set(ERR_NOMEM, "--diff: %zu files", cs->n_files);
-	*n = 0;
-	for (size_t i = 0; i < cs->n_files; i++) {
-		const struct file_change *fc = &cs->files[i];
-		const char *far = to_new ? fc->new_path.bytes : fc->old_path.bytes;
-		const char *near = to_new ? fc->old_path.bytes : fc->new_path.bytes;
-		const char *id = to_new ? fc->new_id : fc->old_id;
-		bool absent = to_new ? fc->status == CHANGE_DELETED : fc->status == CHANGE_ADDED;
-		if (strcmp(far, near) != 0 && fc->status != CHANGE_COPIED)
-			(*out)[(*n)++] = (struct catalog_override){ near, NULL, true };
-		(*out)[(*n)++] =
-		    (struct catalog_override){ far, absent || !id[0] ? NULL : id, true };
+	v[(*n)++] = (struct catalog_override){ path, blob, true };
+}
+
+/* The overrides of one file change; `lost`: its new blob is unknown or not in the repository,
+ * so the head keeps HEAD's version of its paths and the base leaves them out (every test of
+ * it then counts as new: the safe side). */
+static void file_sides(struct sides *sd, const struct catalog *cur, const struct file_change *fc,
+		       size_t i, bool lost)
+{
+	const char *o = fc->old_path.bytes, *nw = fc->new_path.bytes;
+	bool moved = strcmp(o, nw) != 0;
+	const char *old_id = fc->status == CHANGE_ADDED ? NULL : side_id(cur, fc, false);
+	const char *new_id = fc->status == CHANGE_DELETED ? NULL : side_id(cur, fc, true);
+	if (lost || (fc->status != CHANGE_DELETED && !new_id)) {
+		put(sd->base, &sd->n_base, nw, NULL);
+		if (moved && fc->status != CHANGE_COPIED)
+			put(sd->base, &sd->n_base, o, NULL);
+		return;
 	}
+	/* The base: the old content where it was, nothing where only the head has a file. */
+	if (fc->status == CHANGE_COPIED || fc->status == CHANGE_ADDED || moved)
+		put(sd->base, &sd->n_base, nw, NULL);
+	if (fc->status != CHANGE_ADDED && fc->status != CHANGE_COPIED)
+		put(sd->base, &sd->n_base, o, old_id); /* NULL (unknown): left out, safe */
+	/* The head: the new content, nothing where a rename or a deletion left. */
+	if ((moved && fc->status != CHANGE_COPIED) || fc->status == CHANGE_DELETED) {
+		sd->head_file[sd->n_head] = i;
+		put(sd->head, &sd->n_head, o, NULL);
+	}
+	if (fc->status != CHANGE_DELETED) {
+		sd->head_file[sd->n_head] = i;
+		put(sd->head, &sd->n_head, nw, new_id);
+	}
+}
+
+static int make_sides(struct sides *sd, const struct catalog *cur, const struct change_set *cs,
+		      const bool *lost)
+{
+	sd->n_base = sd->n_head = 0;
+	for (size_t i = 0; i < cs->n_files; i++)
+		file_sides(sd, cur, &cs->files[i], i, lost[i]);
 	return 0;
-}
-
-/* A new blob the repository lacks cannot be read: the head keeps HEAD's version of that file
- * and the base leaves it out instead, so that every test of it counts as new (the safe side).
- * Rebuilds f->head without the overrides it could not apply and builds f->base. */
-static int keep_missing(struct front *f, const char *repo_dir, const struct catalog *cur,
-			struct catalog_override *ov, size_t n)
-{
-	struct catalog_override *lost = calloc(n + 1, sizeof(*lost));
-	if (!lost)
-		return err_set(ERR_NOMEM, "--diff overrides");
-	size_t n_lost = 0, n_kept = 0, missing;
-	for (size_t i = 0; i < n; i++) {
-		if (!ov[i].found)
-			lost[n_lost++] = (struct catalog_override){ ov[i].path, NULL, true };
-		else
-			ov[n_kept++] = ov[i];
-	}
-	selector_catalog_destroy(f->head);
-	f->head = NULL;
-	int rc = selector_catalog_build_overrides(&f->head, repo_dir, cur, ov, n_kept, f->cache,
-						  &missing);
-	if (!rc)
-		rc = selector_catalog_build_overrides(&f->base, repo_dir, cur, lost, n_lost,
-						      f->cache, &missing);
-	free(lost);
-	return rc;
 }
 
 int front_catalogs_diff(struct front *f, const char *repo_dir, const struct change_set *cs,
@@ -122,29 +132,38 @@ int front_catalogs_diff(struct front *f, const char *repo_dir, const struct chan
 		rc = selector_catalog_build(&cur, repo_dir, "HEAD", f->cache);
 	if (rc)
 		return rc;
-	bool pre = head_is_preimage(cur, cs);
-	struct catalog_override *ov = NULL;
-	size_t n = 0, missing = 0;
-	rc = far_side(&ov, &n, cs, pre);
-	if (!rc && !pre) {
-		/* HEAD is the patch's result: the base is HEAD with the old blobs. */
-		f->head = cur;
-		rc = selector_catalog_build_overrides(&f->base, repo_dir, cur, ov, n, f->cache,
-						      &missing);
-		cur = NULL;
-	} else if (!rc) {
-		/* HEAD is what the patch applies to: the head is HEAD with the new blobs. */
-		rc = selector_catalog_build_overrides(&f->head, repo_dir, cur, ov, n, f->cache,
-						      &missing);
-		if (!rc && missing)
-			rc = keep_missing(f, repo_dir, cur, ov, n);
-		if (!rc && !f->base) {
-			f->base = cur;
-			cur = NULL;
-		}
+	size_t n = 2 * cs->n_files + 1, missing = 0;
+	struct sides sd = { calloc(n, sizeof(*sd.base)), calloc(n, sizeof(*sd.head)), 0, 0,
+			    calloc(n, sizeof(*sd.head_file)) };
+	bool *lost = calloc(cs->n_files + 1, sizeof(*lost));
+	if (!sd.base || !sd.head || !sd.head_file || !lost)
+		rc = err_set(ERR_NOMEM, "--diff: %zu files", cs->n_files);
+	if (!rc)
+		rc = make_sides(&sd, cur, cs, lost);
+	if (!rc)
+		rc = selector_catalog_build_overrides(&f->head, repo_dir, cur, sd.head, sd.n_head,
+						      f->cache, &missing);
+	if (!rc && missing) {
+		/* A new blob the repository lacks (a patch not yet fetched): that file's head
+		 * keeps HEAD's version, its base leaves it out. */
+		for (size_t k = 0; k < sd.n_head; k++)
+			if (!sd.head[k].found)
+				lost[sd.head_file[k]] = true;
+		selector_catalog_destroy(f->head);
+		f->head = NULL;
+		rc = make_sides(&sd, cur, cs, lost);
+		if (!rc)
+			rc = selector_catalog_build_overrides(&f->head, repo_dir, cur, sd.head,
+							      sd.n_head, f->cache, &missing);
 	}
+	if (!rc)
+		rc = selector_catalog_build_overrides(&f->base, repo_dir, cur, sd.base, sd.n_base,
+						      f->cache, &missing);
 	selector_catalog_destroy(cur);
-	free(ov);
+	free(sd.base);
+	free(sd.head);
+	free(sd.head_file);
+	free(lost);
 	return rc ? rc : head_ids(f);
 }
 

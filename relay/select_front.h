@@ -29,11 +29,10 @@ struct front {
 int front_catalogs(struct front *f, const char *repo_dir, const char *base, const char *head,
 		   const char *cache_dir);
 
-/* The catalogs of both sides of a unified diff: the repository's HEAD is one side (the one the
- * blob ids of the diff's `index` lines say; the post-image when none does) and the other is
- * HEAD with the changed files' blobs of the other side, read from the repository. A file whose
- * blob is not there (or a diff without `index` lines) is left out of the base, so every test of
- * it counts as new: the safe side. */
+/* The catalogs of both sides of a unified diff, each HEAD's catalog with the changed files set
+ * to the blobs the diff's `index` lines name on that side (see select_front.c). A file whose new
+ * blob the repository lacks (or a diff without `index` lines) keeps HEAD's version in the head
+ * and is left out of the base, so every test of it counts as new: the safe side. */
 int front_catalogs_diff(struct front *f, const char *repo_dir, const struct change_set *cs,
 			const char *cache_dir);
 

@@ -13,7 +13,7 @@
 #include "common/limits.h"
 #include "treediff.h"
 
-#define CACHE_KEY_MAX 64 /* a blob cache key: 40 hex + kind + "-" + 16 hex */
+#define CACHE_KEY_MAX 64 /* a blob cache key: 40 hex + kind + "-" + 16 hex (the path's hash) */
 
 /* The tests of a test blob at one path (ids name the path), file index 0. */
 struct test_block {
@@ -25,7 +25,7 @@ struct test_block {
 };
 
 struct cache_entry {
-	char key[CACHE_KEY_MAX];   /* hex blob id + kind digit [+ "-" + module hash] */
+	char key[CACHE_KEY_MAX];   /* hex blob id + kind digit [+ "-" + path hash] */
 	struct test_block *blocks; /* test files: their tests, by path */
 	struct catalog_blob blob;
 	struct arena arena;
@@ -302,18 +302,18 @@ static int blob_read(struct cache_entry *e, git_repository *repo, const git_oid 
 }
 
 /* The cache key of a blob read as `kind`: its id and the kind, and for a torch/ source file the
- * hash of its module, which the scan depends on (relative imports resolve against it: the same
- * blob at torch/a/x.py and torch/b/x.py scans differently). */
+ * hash of its path, which the scan depends on (relative imports resolve against its module and
+ * whether it is a package's __init__.py: the same blob at torch/a/x.py, torch/b/x.py or
+ * torch/x/__init__.py scans differently). */
 static void cache_key(char key[CACHE_KEY_MAX], const git_oid *oid, enum catalog_file_kind kind,
-		      const char *module)
+		      const char *path)
 {
 	git_oid_tostr(key, 41, oid);
 	key[40] = (char)('0' + kind);
 	key[41] = 0;
-	if (kind == CATALOG_SOURCE && module)
-		snprintf(
-		    key + 41, CACHE_KEY_MAX - 41, "-%016llx",
-		    (unsigned long long)catalog__hash(module, strlen(module), CATALOG_HASH_SEED));
+	if (kind == CATALOG_SOURCE)
+		snprintf(key + 41, CACHE_KEY_MAX - 41, "-%016llx",
+			 (unsigned long long)catalog__hash(path, strlen(path), CATALOG_HASH_SEED));
 }
 
 static int cache_get(const struct catalog_blob **out, struct catalog_cache *c, git_repository *repo,
@@ -321,7 +321,7 @@ static int cache_get(const struct catalog_blob **out, struct catalog_cache *c, g
 		     const char *module)
 {
 	char key[CACHE_KEY_MAX];
-	cache_key(key, oid, kind, module);
+	cache_key(key, oid, kind, path);
 	intptr_t v;
 	if (strmap_get(&c->map, key, &v)) {
 		*out = &((struct cache_entry *)v)->blob;
@@ -375,8 +375,7 @@ int catalog__cached_file_tests(struct catalog *cat, size_t *cap, size_t file,
 			       const uint32_t **order)
 {
 	const struct catalog_file *cf = &cat->files[file];
-	struct cache_entry *e =
-	    (struct cache_entry *)(void *)((char *)cf->blob - offsetof(struct cache_entry, blob));
+	struct cache_entry *e = entry_of(cf->blob);
 	struct test_block *b = e->blocks;
 	while (b && strcmp(b->path, cf->path) != 0)
 		b = b->next;
@@ -686,10 +685,13 @@ static struct catalog *catalog_new(struct catalog_cache *cache)
 	return cat;
 }
 
+/* By path, then in the caller's order (qsort is not stable). */
 static int cmp_override(const void *a, const void *b)
 {
-	return strcmp((*(struct catalog_override *const *)a)->path,
-		      (*(struct catalog_override *const *)b)->path);
+	const struct catalog_override *x = *(struct catalog_override *const *)a,
+				      *y = *(struct catalog_override *const *)b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : (x > y) - (x < y);
 }
 
 /* True for an id of zeros: the side of a change that does not exist. */
@@ -757,9 +759,14 @@ int selector_catalog_build_overrides(struct catalog **out, const char *repo_dir,
 		}
 		if (c == 0)
 			i++;
+		/* Of several overrides of a path, the last with a blob counts (a file renamed away
+		 * and another added at its path: the path has content), else the last. */
 		struct catalog_override *o = sorted[j++];
-		while (j < n_ov && strcmp(sorted[j]->path, o->path) == 0)
-			o = sorted[j++]; /* the last override of a path counts */
+		while (j < n_ov && strcmp(sorted[j]->path, o->path) == 0) {
+			if (sorted[j]->blob || !o->blob)
+				o = sorted[j];
+			j++;
+		}
 		rc = apply_override(&w, o, missing);
 	}
 	git_repository_free(w.repo);

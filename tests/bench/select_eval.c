@@ -173,7 +173,7 @@ static size_t read_truth(const char *repo, char **data_out, struct truth **out)
 			.line = p,
 			.len = (size_t)(nl - p),
 		};
-		if (!v[n - 1].id || !v[n - 1].parent)
+		if (!v[n - 1].id || !v[n - 1].parent || (kind && !v[n - 1].kind))
 			die("truth");
 		json_decref(o);
 	}

@@ -150,6 +150,39 @@ git -C "$tmp/clone" diff HEAD~1 HEAD |
 expect_rc 0 "unknown base blob" "$exe" select --repo "$tmp/clone" --diff "$tmp/unknown.diff" --json
 check "unknown base blob: the whole file" py "$out" "d[\"stages\"][1][\"out\"] >= $n_file"
 
+# A commit with a mode-only change (no `index` line), a whole rename (none either), a copy and a
+# renamed file with an edit: --diff in both directions selects what --base/--head selects.
+mapfile -t tfs < <(cd "$tmp/clone" && ls test/test_*.py | head -4)
+chmod +x "$tmp/clone/${tfs[1]}"
+git -C "$tmp/clone" mv "${tfs[2]}" test/test_spyre_moved_whole.py
+git -C "$tmp/clone" mv "${tfs[3]}" test/test_spyre_moved_edited.py
+printf '\n# edited\n' >>"$tmp/clone/test/test_spyre_moved_edited.py"
+cp "$tmp/clone/${tfs[0]}" "$tmp/clone/test/test_spyre_copy.py"
+git -C "$tmp/clone" add -A
+git -C "$tmp/clone" -c user.name=t -c user.email=t@t commit -qm "mode, renames, a copy"
+diff_vs_git() { # description git-diff-args select-range-args...
+	local what=$1 range=$2
+	shift 2
+	expect_rc 0 "$what: git" "$exe" select --repo "$tmp/clone" "$@" --json
+	cp "$out" "$tmp/range.json"
+	git -C "$tmp/clone" diff -M -C --find-copies-harder $range >"$tmp/one.diff"
+	expect_rc 0 "$what: diff" "$exe" select --repo "$tmp/clone" --diff "$tmp/one.diff" --json
+	check "$what: the same impact" python3 -c 'import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(0 if a["stages"][:2] == b["stages"][:2] and a["stages"][1]["out"] >= 1 else 1)' \
+		"$tmp/range.json" "$out"
+}
+diff_vs_git "renames and a copy" "HEAD~1 HEAD" --base HEAD~1 --head HEAD
+diff_vs_git "renames and a copy, reversed" "HEAD HEAD~1" --base HEAD --head HEAD~1
+# The same patch against a repository that lacks its blobs (a pull request not fetched): the
+# renamed and edited file's new blob is unknown, so every test of it counts.
+git clone -q "$up" "$tmp/bare-side"
+git -C "$tmp/clone" diff -M -C --find-copies-harder HEAD~1 HEAD >"$tmp/one.diff"
+expect_rc 0 "unfetched patch" "$exe" select --repo "$tmp/bare-side" --diff "$tmp/one.diff" --json
+n_lost=$(grep -c "^    def test_" "$tmp/bare-side/${tfs[3]}")
+check "unfetched patch: the file whose blob is unknown counts whole" py "$out" \
+	"d[\"stages\"][1][\"out\"] >= $n_lost > 0"
+
 # Text: the funnel on the first line.
 expect_rc 0 "text" "$exe" select --repo "$up" --diff "$tmp/setup.diff"
 check "funnel line" grep -Eq \

@@ -58,17 +58,16 @@
 /* ---- paths ---- */
 #define PATH_TEXT_MAX 4096
 
-/* ---- git trees read by the selector (stage 1's narrowed diff, catalogs) ---- */
-#define TREE_ENTRIES_MAX                                                                           \
-	2000000            /* entries looked at in one walk or comparison: a hostile               \
-			    * tree shares subtrees to grow exponentially */
-#define TREE_DEPTH_MAX 256 /* nested directories followed */
-#define CHANGES_PATHSPEC_MAX                                                                       \
-	DIFF_FILES_MAX /* changed paths stage 1 narrows libgit2's diff
-						    * to; more: the files bound is hit */ /* changed paths up to which libgit2 diffs only them */
-#define CATALOG_DERIVE_PATHS_MAX                                                                   \
-	2048 /* differing paths up to which a catalog is derived from                              \
-	      * the newest kept one; more: the tree is walked */
+/* ---- git trees read by the selector (stage 1's narrowed diff, catalogs) ----
+ * TREE_ENTRIES_MAX: entries one walk or comparison looks at (a hostile tree shares subtrees to
+ * grow exponentially); TREE_DEPTH_MAX: nested directories followed; CHANGES_PATHSPEC_MAX:
+ * changed paths stage 1 narrows libgit2's diff to (more: the files bound is hit);
+ * CATALOG_DERIVE_PATHS_MAX: differing paths up to which a catalog is derived from the newest
+ * kept one (more: the tree is walked). */
+#define TREE_ENTRIES_MAX         2000000
+#define TREE_DEPTH_MAX           256
+#define CHANGES_PATHSPEC_MAX     DIFF_FILES_MAX
+#define CATALOG_DERIVE_PATHS_MAX 2048
 
 /* The selector's catalog (stage 2): files of interest in one tree, blobs kept by the cache, the
  * call graph's reverse-closure depth. */
