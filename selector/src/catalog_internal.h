@@ -3,9 +3,11 @@
 #ifndef SELECTOR_CATALOG_INTERNAL_H
 #define SELECTOR_CATALOG_INTERNAL_H
 
+#include <git2.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/limits.h"
 #include "scan_internal.h"
 #include "selector/catalog.h"
 
@@ -94,5 +96,41 @@ struct catalog_priv {
 	const struct catalog_test **by_id;  /* sorted by id */
 	struct strmap op_kinds;             /* op name -> OpInfo kind (const char *) */
 };
+
+/* ---- the blob cache (catalog_cache.c), shared with the catalog builds (catalog.c) ---- */
+struct cache_entry;
+struct catalog_cache {
+	struct strmap map; /* key -> struct cache_entry * */
+	struct cache_entry **entries;
+	size_t n, cap, max;
+	size_t scans;
+	size_t sweep_at; /* entries at which unused ones are dropped next */
+	size_t evicted;
+	struct catalog_priv *live; /* every catalog built through the cache and not yet freed */
+	char *dir;                 /* the on-disk cache, or NULL */
+	size_t disk_hits, disk_writes;
+	struct tree_slot {
+		char id[41];
+		struct catalog *cat; /* a reference; two slots may hold the same catalog */
+	} trees[CATALOG_TREES_MAX];  /* whole catalogs by root tree id, oldest first */
+	size_t n_trees, max_trees;
+	size_t tree_hits;
+	size_t derived; /* catalogs made from a kept one and a tree diff, not a walk */
+	/* stage 2's latest source graphs (references), most recently used first */
+	struct impact_source *sources[CATALOG_SOURCES_MAX];
+	size_t n_sources;
+};
+
+/* The blob of `oid` read as `kind` at `path` (module: its module for a torch/ file) through
+ * the cache: from memory, from the cache's directory, or read and parsed now. */
+int catalog__cache_get(const struct catalog_blob **out, struct catalog_cache *c,
+		       git_repository *repo, const git_oid *oid, enum catalog_file_kind kind,
+		       const char *path, const char *module);
+/* The kept catalog of tree `id` with one more reference, or NULL; put keeps a reference to
+ * `cat` as the catalog of tree `id` (the oldest kept one goes when full). */
+struct catalog *catalog__tree_get(struct catalog_cache *c, const char *id);
+void catalog__tree_put(struct catalog_cache *c, const char *id, struct catalog *cat);
+/* The tests of a catalog's test files, the op kinds, and the id index (catalog_tests.c). */
+int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv);
 
 #endif

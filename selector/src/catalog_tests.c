@@ -382,7 +382,6 @@ static int index_tests(struct catalog *cat, struct catalog_priv *priv, const siz
 	return 0;
 }
 
-int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv);
 int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv)
 {
 	size_t cap = 0, n_test_files = 0;

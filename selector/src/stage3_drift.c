@@ -172,9 +172,16 @@ static bool same_ids(const struct memo_group *g, const char *const *ids, size_t 
 }
 
 /* Remembers a group; a failure only loses the memo's help. */
+/* The distinct spec names one group of ids marks used (few: a list, searched linearly). */
+struct name_list {
+	const void **v;
+	size_t n, cap;
+};
+
 static void memo_put(struct select_drift_memo *m, const char *const *ids, size_t n, size_t plen,
-		     const struct ptrset *names, size_t n_names)
+		     const struct name_list *names)
 {
+	size_t n_names = names->n;
 	if (m->kept + n > SELECT_DRIFT_MEMO_MAX)
 		memo_clear(m);
 	size_t len = 0;
@@ -193,15 +200,15 @@ static void memo_put(struct select_drift_memo *m, const char *const *ids, size_t
 		memcpy(text, ids[i], l);
 		text += l;
 	}
-	for (size_t k = 0; k <= names->mask && g->n_names < n_names; k++)
-		if (names->slot[k])
-			g->names[g->n_names++] = names->slot[k];
+	for (size_t k = 0; k < n_names; k++)
+		g->names[g->n_names++] = names->v[k];
 	m->kept += n;
 	(void)strmap_put(&m->groups, key, (intptr_t)g);
 }
 
-/* Resolves ids[0..n) and marks the names they use in `used` (and, for the memo, in `mine`). */
-static int resolve_group(struct ptrset *used, struct ptrset *mine, size_t *n_mine,
+/* Resolves ids[0..n) and marks the names they use in `used` (and, for the memo, lists them in
+ * `mine`). */
+static int resolve_group(struct ptrset *used, struct name_list *mine,
 			 const struct spec_resolver *resolver, const char *const *ids, size_t n,
 			 struct spec_decision *d)
 {
@@ -212,13 +219,20 @@ static int resolve_group(struct ptrset *used, struct ptrset *mine, size_t *n_min
 		if (rc < 0)
 			return err_prefix("stage 3: drift, resolving '%s': ", ids[i]);
 		for (size_t e = 0; e < d->n_entries; e++) {
+			const void *what = d->entries[e].what;
 			if (!marks(d->entries[e].role))
 				continue;
-			ptrset_add(used, d->entries[e].what);
-			if (mine && !ptrset_has(mine, d->entries[e].what)) {
-				ptrset_add(mine, d->entries[e].what);
-				(*n_mine)++;
-			}
+			ptrset_add(used, what);
+			size_t k = 0;
+			while (mine && k < mine->n && mine->v[k] != what)
+				k++;
+			if (!mine || k < mine->n)
+				continue;
+			void *p = scan__grow(mine->v, mine->n, &mine->cap, sizeof(*mine->v));
+			if (!p)
+				return err_set(ERR_NOMEM, "stage 3: drift names");
+			mine->v = p;
+			mine->v[mine->n++] = what;
 		}
 	}
 	return 0;
@@ -229,12 +243,12 @@ static int mark_used(struct ptrset *used, const struct spec_set *set,
 		     struct spec_decision *d)
 {
 	const char *const *ids = o->catalog_ids;
-	size_t n = o->n_catalog, total_names = count_names(set);
+	size_t n = o->n_catalog;
 	struct select_drift_memo *m = o->drift_memo;
 	if (m && (m->set != set || m->resolver != resolver))
 		m = NULL; /* bound to other specs: of no use here */
-	struct ptrset mine = { 0 };
-	int rc = m ? ptrset_init(&mine, total_names) : 0;
+	struct name_list mine = { 0 };
+	int rc = 0;
 	for (size_t i = 0, j; !rc && i < n; i = j) {
 		size_t plen = group_prefix(ids[i]);
 		for (j = i + 1; plen && j < n && strncmp(ids[j], ids[i], plen) == 0; j++)
@@ -243,7 +257,7 @@ static int mark_used(struct ptrset *used, const struct spec_set *set,
 		    (j / SELECT_PROGRESS_EVERY != i / SELECT_PROGRESS_EVERY || j == n))
 			o->progress(o->progress_ctx, "spec drift", j, n);
 		if (!m) {
-			rc = resolve_group(used, NULL, NULL, resolver, ids + i, j - i, d);
+			rc = resolve_group(used, NULL, resolver, ids + i, j - i, d);
 			continue;
 		}
 		char key[PATH_TEXT_MAX + 2];
@@ -261,15 +275,13 @@ static int mark_used(struct ptrset *used, const struct spec_set *set,
 				continue;
 			}
 		}
-		size_t n_mine = 0;
-		memset(mine.slot, 0, (mine.mask + 1) * sizeof(*mine.slot));
 		mine.n = 0;
-		rc = resolve_group(used, &mine, &n_mine, resolver, ids + i, j - i, d);
+		rc = resolve_group(used, &mine, resolver, ids + i, j - i, d);
 		m->resolved += j - i;
 		if (!rc && kl < sizeof(key))
-			memo_put(m, ids + i, j - i, plen, &mine, n_mine);
+			memo_put(m, ids + i, j - i, plen, &mine);
 	}
-	free(mine.slot);
+	free(mine.v);
 	return rc;
 }
 
