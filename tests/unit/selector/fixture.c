@@ -3,9 +3,7 @@
  * truth agrees with the history (each line's id, parents and paths match the commit's real
  * first-parent diff; every affected test exists in that commit's tree) and with its rules (a
  * test-body edit affects exactly that test; setup.py is a fallback). */
-#define _XOPEN_SOURCE 700 /* nftw() */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <git2.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -15,22 +13,15 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "gitrepo.h"
 #include "selector/fixture.h"
 
 static char dir_a[64], dir_b[64];
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
 static void rm_rf(const char *p)
 {
 	if (*p)
-		nftw(p, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+		test_rm_tree(p);
 }
 
 static void make_dirs(void)

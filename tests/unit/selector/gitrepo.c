@@ -39,11 +39,16 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return remove(path);
 }
 
+int test_rm_tree(const char *dir)
+{
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void test_repo_destroy(struct test_repo *t)
 {
 	git_repository_free(t->repo);
 	git_libgit2_shutdown();
-	nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_rm_tree(t->dir);
 }
 
 void test_repo_commit(struct test_repo *t, char hex[41], const char *ref, const char *msg,

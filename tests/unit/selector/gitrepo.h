@@ -31,6 +31,9 @@ void test_repo_commit(struct test_repo *t, char hex[41], const char *ref, const 
 		      const char *const *parents, size_t nparents, const struct test_edit *edits,
 		      size_t nedits);
 
+/* Removes a directory tree (nftw, no shell); 0 or -1. */
+int test_rm_tree(const char *dir);
+
 /* Runs `git --git-dir=DIR args...` (no shell) and returns its stdout, or NULL when git is not
  * installed. Fails the test when git exits non-zero. */
 char *test_git_output(const struct test_repo *t, const char *const *args, size_t *len);

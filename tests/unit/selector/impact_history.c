@@ -2,9 +2,7 @@
  * affected test (the generator's ground truth) must be a candidate unless the selector fell
  * back to everything; prints recall, the mean selection ratio of the non-fallback commits and
  * the truly affected tests only a commit message named (some must be: fixture_history.c). */
-#define _XOPEN_SOURCE 700 /* nftw() */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,18 +10,11 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "gitrepo.h"
 #include "selector/catalog.h"
 #include "selector/changes.h"
 #include "selector/fixture.h"
 #include "selector/impact.h"
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static const struct impact_candidate *candidate(const struct impact_result *r, const char *id)
 {
@@ -134,7 +125,7 @@ Test(impact_history, every_commit_of_a_small_history)
 	       ratio_n ? ratio_sum / (double)ratio_n : 0.0, ratio_n,
 	       selector_catalog_cache_scans(cache), by_message);
 	selector_catalog_cache_destroy(cache);
-	cr_assert_eq(nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS), 0); /* no shell */
+	cr_assert_eq(test_rm_tree(dir), 0);
 	cr_assert_gt(commits, 50);
 	cr_expect_eq(missed_fallback, 0);
 	cr_expect_geq(recall, 0.995, "recall %.4f", recall);

@@ -4,9 +4,7 @@
  * derived from the previous one and a tree diff, its graph laid over the base's) equals the
  * result computed from scratch, file by file, test by test, candidate by candidate, reason by
  * reason. The test also checks that the reuse really happened. */
-#define _XOPEN_SOURCE 700 /* nftw() */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +17,6 @@
 #include "selector/changes.h"
 #include "selector/fixture.h"
 #include "selector/impact.h"
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 #define WARM_BLOBS_MAX 260 /* the small history's catalogs hold ~150 blobs, 4 kept hold more */
 
@@ -173,7 +163,7 @@ Test(impact_reuse, consecutive_commits_equal_fresh_builds, .timeout = 240)
 	       "the base's (%zu with an overlay of changed files)\n",
 	       n - 1, selector_catalog_cache_derived(warm), symbol_runs, overlaid, with_files);
 	selector_catalog_cache_destroy(warm);
-	cr_assert_eq(nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS), 0);
+	cr_assert_eq(test_rm_tree(dir), 0);
 }
 
 /* A scan depends on the file's module (relative imports resolve against it), so the same blob
