@@ -3,26 +3,18 @@
 # --help lists exactly the subcommands in the table (each answers `help NAME` and `NAME --help`).
 # Usage: cli.sh PATH/TO/spyre-ci
 set -u
+cli_name=cli
+. "$(dirname "$(realpath "$0")")/lib.sh"
 exe=$1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { # want-rc description command...
-	local want=$1 what=$2
-	shift 2
-	"$@" >/tmp/cli.$$.out 2>/tmp/cli.$$.err
-	local rc=$?
-	if [[ $rc == "$want" ]]; then ok; else bad "$what: exit $rc, want $want"; cat /tmp/cli.$$.err >&2; fi
-}
 
 expect_rc 0 "--help" "$exe" --help
-grep -q '^Usage: spyre-ci' /tmp/cli.$$.out && ok || bad "--help has no Usage line"
-grep -q 'Exit codes: 0 ok, 1 a run or check failed, 2 bad usage' /tmp/cli.$$.out && ok || bad "--help names no exit codes"
+grep -q '^Usage: spyre-ci' "$out" && ok || bad "--help has no Usage line"
+grep -q 'Exit codes: 0 ok, 1 a run or check failed, 2 bad usage' "$out" && ok || bad "--help names no exit codes"
 expect_rc 0 "--version" "$exe" --version
-grep -Eq '^spyre-ci [0-9]+\.[0-9]+\.[0-9]+$' /tmp/cli.$$.out && ok || bad "--version format"
+grep -Eq '^spyre-ci [0-9]+\.[0-9]+\.[0-9]+$' "$out" && ok || bad "--version format"
 expect_rc 2 "no arguments" "$exe"
 expect_rc 2 "unknown subcommand" "$exe" no-such-thing
-grep -q "no subcommand 'no-such-thing'" /tmp/cli.$$.err && ok || bad "unknown subcommand message"
+grep -q "no subcommand 'no-such-thing'" $err && ok || bad "unknown subcommand message"
 expect_rc 2 "unknown global option" "$exe" --frobnicate
 expect_rc 2 "bad log level" "$exe" --log-level loud --help
 expect_rc 2 "help for an unknown subcommand" "$exe" help no-such-thing
@@ -32,10 +24,9 @@ expect_rc 2 "help for an unknown subcommand" "$exe" help no-such-thing
 sort -c /tmp/cli.$$.list 2>/dev/null && ok || bad "subcommands are not listed in sorted order"
 while read -r name; do
 	expect_rc 0 "help $name" "$exe" help "$name"
-	[[ -s /tmp/cli.$$.out ]] && ok || bad "help $name printed nothing"
+	[[ -s "$out" ]] && ok || bad "help $name printed nothing"
 	expect_rc 0 "$name --help" "$exe" "$name" --help
 done </tmp/cli.$$.list
 
 rm -f /tmp/cli.$$.*
-echo "cli: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+summary

@@ -5,44 +5,9 @@
 # every example of the help page runs.
 # Usage: emu.sh PATH/TO/spyre-ci
 set -u
+cli_name=emu-cli cli_sub=emu
+. "$(dirname "$(realpath "$0")")/lib.sh"
 exe=$(realpath "$1") || exit 1
-pass=0 fail=0
-tmp=$(mktemp -d /tmp/emu-cli.XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-out=$tmp/out err=$tmp/err
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*" >&2
-}
-check() { # description command...: passes when the command succeeds
-	local what=$1
-	shift
-	if "$@"; then ok; else bad "$what"; fi
-}
-expect_rc() { # want-rc description command...
-	local want=$1 what=$2
-	shift 2
-	"$@" >"$out" 2>"$err"
-	local rc=$?
-	if [[ $rc == "$want" ]]; then ok; else
-		bad "$what: exit $rc, want $want"
-		head -c 1000 "$err" >&2
-	fi
-}
-# usage_error description pattern args...: exit 2, and stderr matches the pattern.
-usage_error() {
-	local what=$1 pat=$2
-	shift 2
-	expect_rc 2 "$what" "$exe" emu "$@"
-	grep -Eq -- "$pat" "$err" && ok || bad "$what: stderr lacks /$pat/: $(head -c 300 "$err")"
-}
-# py FILE EXPR: evaluates the python expression with d = the JSON in FILE; passes when true.
-py() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval("(" + sys.argv[2].strip() + ")") else 1)' "$1" "$2"
-}
 field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 # --- layout: the example of SPYRE.md, default order, another order, text.
@@ -221,5 +186,4 @@ while read -r prog words; do
 	[[ $rc == 0 ]] && ok || bad "example '$prog $words': exit $rc: $(head -c 300 "$err")"
 done <"$tmp/examples.txt"
 
-echo "emu-cli: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+summary

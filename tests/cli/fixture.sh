@@ -4,19 +4,9 @@
 # and the same head for the same seed.
 # Usage: fixture.sh PATH/TO/spyre-ci
 set -u
+cli_name=fixture
+. "$(dirname "$(realpath "$0")")/lib.sh"
 exe=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { # want-rc description command...
-	local want=$1 what=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	if [[ $rc == "$want" ]]; then ok; else bad "$what: exit $rc, want $want"; cat "$tmp/err" >&2; fi
-}
 
 expect_rc 2 "no action" "$exe" fixture
 expect_rc 2 "unknown action" "$exe" fixture downstream
@@ -25,7 +15,7 @@ expect_rc 2 "no --seed" "$exe" fixture upstream --out "$tmp/a"
 expect_rc 2 "bad scale" "$exe" fixture upstream --out "$tmp/a" --seed 1 --scale huge
 expect_rc 2 "bad seed" "$exe" fixture upstream --out "$tmp/a" --seed -1
 expect_rc 0 "small" "$exe" fixture upstream --out "$tmp/a" --seed 1 --commits 40 --json
-grep -q '"commits":40' "$tmp/out" && ok || bad "--json does not say 40 commits"
+grep -q '"commits":40' "$out" && ok || bad "--json does not say 40 commits"
 head_a=$(git -C "$tmp/a" rev-parse HEAD)
 [[ -z $(git -C "$tmp/a" status --porcelain) ]] && ok || bad "the checkout is not clean"
 [[ $(wc -l <"$tmp/a/.ground_truth/commits.jsonl") == 40 ]] && ok || bad "commits.jsonl lines"
@@ -35,5 +25,4 @@ expect_rc 2 "a non-empty directory" "$exe" fixture upstream --out "$tmp/a" --see
 expect_rc 0 "again" "$exe" fixture upstream --out "$tmp/b" --seed 1 --commits 40 --no-checkout
 [[ $(git -C "$tmp/b" rev-parse HEAD) == "$head_a" ]] && ok || bad "same seed, different head"
 
-echo "fixture: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+summary

@@ -8,42 +8,10 @@
 # exit codes are 0/1/2 with a message on every usage error.
 # Usage: select.sh PATH/TO/spyre-ci
 set -u
+cli_name=select-cli cli_sub=select
+. "$(dirname "$(realpath "$0")")/lib.sh"
 exe=$(realpath "$1") || exit 1
-pass=0 fail=0
-tmp=$(mktemp -d /tmp/select-cli.XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-out=$tmp/out err=$tmp/err up=$tmp/up
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*" >&2
-}
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok; else bad "$what"; fi
-}
-expect_rc() { # want-rc description command...
-	local want=$1 what=$2
-	shift 2
-	"$@" >"$out" 2>"$err"
-	local rc=$?
-	if [[ $rc == "$want" ]]; then ok; else
-		bad "$what: exit $rc, want $want"
-		head -c 1000 "$err" >&2
-	fi
-}
-usage_error() { # description pattern args...: exit 2 and stderr matches
-	local what=$1 pat=$2
-	shift 2
-	expect_rc 2 "$what" "$exe" select "$@"
-	grep -Eq -- "$pat" "$err" && ok || bad "$what: stderr lacks /$pat/: $(head -c 300 "$err")"
-}
-py() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval("(" + sys.argv[2].strip() + ")") else 1)' "$1" "$2"
-}
+up=$tmp/up
 
 "$exe" fixture upstream --out "$up" --scale small --seed 1 >/dev/null || {
 	echo "select-cli: the generator failed" >&2
@@ -288,5 +256,4 @@ usage_error "malformed diff" "bad.diff" --repo "$up" --diff "$tmp/bad.diff"
 expect_rc 0 "help" "$exe" select --help
 check "help has examples" grep -q "^Examples:" "$out"
 
-echo "select-cli: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+summary

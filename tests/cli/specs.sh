@@ -6,44 +6,11 @@
 # message; and every example of the help page runs.
 # Usage: specs.sh PATH/TO/spyre-ci SOURCE_ROOT
 set -u
+cli_name=specs-cli cli_sub=specs
+. "$(dirname "$(realpath "$0")")/lib.sh"
 exe=$(realpath "$1") || exit 1
 cd "$2" || exit 1
-pass=0 fail=0
-tmp=$(mktemp -d /tmp/specs-cli.XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-out=$tmp/out err=$tmp/err
 unset TORCH_ROOT TORCH_DEVICE_ROOT
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*" >&2
-}
-check() { # description command...: passes when the command succeeds
-	local what=$1
-	shift
-	if "$@"; then ok; else bad "$what"; fi
-}
-expect_rc() { # want-rc description command...
-	local want=$1 what=$2
-	shift 2
-	"$@" >"$out" 2>"$err"
-	local rc=$?
-	if [[ $rc == "$want" ]]; then ok; else
-		bad "$what: exit $rc, want $want"
-		head -c 1000 "$out" "$err" >&2
-	fi
-}
-usage_error() { # description pattern args...: exit 2, and stderr matches the pattern
-	local what=$1 pat=$2
-	shift 2
-	expect_rc 2 "$what" "$exe" specs "$@"
-	grep -Eq -- "$pat" "$err" && ok || bad "$what: stderr lacks /$pat/: $(head -c 300 "$err")"
-}
-py() { # FILE EXPR: the python expression with d = the JSON in FILE; passes when true
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval("(" + sys.argv[2].strip() + ")") else 1)' "$1" "$2"
-}
 
 real=tests/fixtures/specs/real shipped=testspecs/specs broken=tests/fixtures/specs/broken
 B=test/test_binary_ufuncs.py
@@ -187,5 +154,4 @@ done < <("$exe" help specs | sed -n '/^Examples/,$p' | sed -e ':a' -e '/\\$/N; s
 	grep -E '^ +spyre-ci ' | tr -s ' ')
 check "the help has examples ($n_ex)" test "$n_ex" -ge 4
 
-echo "specs-cli: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+summary
