@@ -6,18 +6,15 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <git2.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "git_floor.h"
 #include "selector/changes.h"
-
-extern char **environ;
 
 struct size {
 	int files, dirs, commits, per_commit, lines;
@@ -127,40 +124,12 @@ static void generate(git_repository *repo, const struct size *z, git_oid *first,
 /* Runs git with argv (no shell), stdout into *out (NULL: discarded). Returns seconds. */
 static double run_git(const char *const *argv, char **out, size_t *len)
 {
-	int fds[2];
-	if (pipe(fds) != 0)
-		die("pipe");
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	uint64_t t0 = clock_mono_ns();
-	pid_t pid;
-	if (posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ) != 0)
+	double t = bench_git(argv, out, len, NULL);
+	if (t == -1)
 		die("git is needed for the comparison");
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	size_t cap = 1 << 20, n = 0;
-	char *b = malloc(cap);
-	for (ssize_t k = 1; b && k > 0;) {
-		if (n + 1 >= cap && !(b = realloc(b, cap *= 2)))
-			break;
-		k = read(fds[0], b + n, cap - n - 1);
-		n += k > 0 ? (size_t)k : 0;
-	}
-	close(fds[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	double s = clock_elapsed_s(t0, clock_mono_ns());
-	if (!b || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	if (t < 0)
 		die("git failed");
-	if (out) {
-		*out = b;
-		*len = n;
-	} else {
-		free(b);
-	}
-	return s;
+	return t;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

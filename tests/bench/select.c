@@ -14,7 +14,6 @@
  * for spyre/specs). --json: one JSON object on stdout instead of the text. */
 #include <ftw.h>
 #include <git2.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +24,13 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/limits.h"
+#include "git_floor.h"
 #include "select_front.h"
 #include "selector/changes.h"
 #include "selector/fixture.h"
 #include "selector/select.h"
 #include "testspecs/resolve.h"
 #include "testspecs/spec.h"
-
-extern char **environ;
 
 #define WARM_COMMITS 15 /* single commits timed warm */
 #define GIT_REPS     3  /* git runs per floor, the best kept */
@@ -66,44 +64,19 @@ static void die(const char *what)
 
 /* ---- git, the floor ---- */
 
-/* Runs `git --git-dir=... diff --name-only a b` with an argv (no shell). Returns the best wall
- * time of GIT_REPS runs in seconds and the number of names in *names; -1 when git is missing. */
+/* `git --git-dir=... diff --name-only a b`: the best wall time of GIT_REPS runs in seconds and
+ * the number of names in *names; -1 when git is missing. */
 static double git_names(const struct env *e, const char *a, const char *b, size_t *names)
 {
 	const char *argv[] = { "git", e->gitdir, "diff", "--name-only", a, b, NULL };
 	double best = 1e9;
 	for (int rep = 0; rep < GIT_REPS; rep++) {
-		int fds[2];
-		if (pipe(fds) != 0)
-			die("pipe");
-		posix_spawn_file_actions_t fa;
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-		posix_spawn_file_actions_addclose(&fa, fds[0]);
-		uint64_t t0 = clock_mono_ns();
-		pid_t pid;
-		int src = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
-		posix_spawn_file_actions_destroy(&fa);
-		close(fds[1]);
-		if (src != 0) {
-			close(fds[0]);
+		double t = bench_git(argv, NULL, NULL, names);
+		if (t == -1)
 			return -1;
-		}
-		char buf[1 << 16];
-		size_t n = 0;
-		for (ssize_t k = 1; k > 0;) {
-			k = read(fds[0], buf, sizeof buf);
-			for (ssize_t i = 0; i < k; i++)
-				n += buf[i] == '\n';
-		}
-		close(fds[0]);
-		int st;
-		waitpid(pid, &st, 0);
-		double s = clock_elapsed_s(t0, clock_mono_ns());
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		if (t < 0)
 			die("git diff --name-only failed");
-		best = s < best ? s : best;
-		*names = n;
+		best = t < best ? t : best;
 	}
 	return best;
 }
