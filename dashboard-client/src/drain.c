@@ -46,9 +46,9 @@ static int64_t retry_delay(const struct dc_drain_opts *o, const struct dc_respon
 	return d;
 }
 
-static void decide(struct slot *x, struct dc_outbox *ob, const struct dc_message *m,
-		   const struct dc_response *r, const struct dc_drain_opts *o, int64_t now,
-		   struct dc_drain_stats *st)
+static void decide(struct slot *x, struct dc_outbox *ob, const char *target,
+		   const struct dc_message *m, const struct dc_response *r,
+		   const struct dc_drain_opts *o, int64_t now, struct dc_drain_stats *st)
 {
 	enum dc_verdict v = dc_classify(r, m->attempts > 0);
 	memset(&x->s, 0, sizeof(x->s));
@@ -67,7 +67,7 @@ static void decide(struct slot *x, struct dc_outbox *ob, const struct dc_message
 	}
 	if (v == DC_VERDICT_RETRY) {
 		int64_t first = 0, delay = retry_delay(o, r, m->attempts + 1, now);
-		if (ob->ops->first_attempt(ob, m->key, &first) != 0 || first == 0)
+		if (ob->ops->first_attempt(ob, target, m->key, &first) != 0 || first == 0)
 			first = now;
 		if (now + delay - first <= o->policy.horizon_ms) {
 			x->s.kind = DC_SETTLE_RETRY;
@@ -111,7 +111,8 @@ static int send_batch(struct dc_outbox *ob, struct dc_transport *t, const char *
 			break;
 		st->posts++;
 		step(o, DC_STEP_POSTED);
-		decide(&slots[done], ob, &ms[done], &r, o, o->clock.now_ms(o->clock.ctx), st);
+		decide(&slots[done], ob, target, &ms[done], &r, o, o->clock.now_ms(o->clock.ctx),
+		       st);
 		sets[done] = slots[done].s;
 	}
 	dc_response_finish(&r);

@@ -12,7 +12,7 @@
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS outbox ("
     " id INTEGER PRIMARY KEY,"
-    " key TEXT NOT NULL UNIQUE,"
+    " key TEXT NOT NULL,"
     " target TEXT NOT NULL,"
     " job_key TEXT NOT NULL,"
     " seq INTEGER NOT NULL,"
@@ -25,7 +25,8 @@ static const char schema[] =
     " last_status INTEGER NOT NULL DEFAULT 0,"
     " last_error TEXT,"
     " dead_body BLOB,"
-    " already INTEGER NOT NULL DEFAULT 0);"
+    " already INTEGER NOT NULL DEFAULT 0,"
+    " UNIQUE (target, key));"
     "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (target, state, next_at_ms);"
     "CREATE INDEX IF NOT EXISTS outbox_job ON outbox (target, job_key, seq);"
     "PRAGMA user_version = 1;";
@@ -64,28 +65,32 @@ static const char *const sql[S_COUNT_] = {
 	/* A message whose job already lost an earlier one could only be rejected. */
 	[S_ORPHAN] = "UPDATE outbox AS o SET state = 'dead',"
 		     " last_error = 'an earlier message of its job was dead-lettered'"
-		     " WHERE o.key = ?1 AND o.state = 'pending' AND EXISTS (SELECT 1 FROM outbox p"
+		     " WHERE o.key = ?1 AND o.target = ?2 AND o.state = 'pending' AND EXISTS "
+		     "(SELECT 1 FROM outbox p"
 		     " WHERE p.target = o.target AND p.job_key = o.job_key AND p.seq < o.seq"
 		     " AND p.state = 'dead')",
 	[S_CLAIM] = "SELECT key, job_key, seq, format, body, attempts FROM outbox o"
 		    " WHERE o.target = ?1 AND o.state = 'pending' AND o.next_at_ms <= ?2"
 		    " AND" HEAD " ORDER BY o.next_at_ms, o.id LIMIT ?3",
 	[S_ATTEMPT] = "UPDATE outbox SET attempts = attempts + 1,"
-		      " first_attempt_ms = COALESCE(first_attempt_ms, ?2) WHERE key = ?1",
+		      " first_attempt_ms = COALESCE(first_attempt_ms, ?2) WHERE key = ?1"
+		      " AND target = ?3",
 	[S_DELIVERED] = "UPDATE outbox SET state = 'delivered', last_status = ?2, already = ?3"
 			" WHERE key = ?1 AND target = ?4 AND state = 'pending'",
 	[S_RETRY] = "UPDATE outbox SET next_at_ms = ?2, last_status = ?3, last_error = ?4"
 		    " WHERE key = ?1 AND target = ?5 AND state = 'pending'",
 	[S_DEAD] = "UPDATE outbox SET state = 'dead', last_status = ?2, last_error = ?3,"
 		   " dead_body = ?4 WHERE key = ?1 AND target = ?5 AND state = 'pending'",
-	[S_CASCADE] = "UPDATE outbox AS o SET state = 'dead',"
-		      " last_error = 'an earlier message of its job was dead-lettered'"
-		      " FROM (SELECT target, job_key, seq FROM outbox WHERE key = ?1) AS d"
-		      " WHERE o.state = 'pending' AND o.target = d.target AND o.job_key = d.job_key"
-		      " AND o.seq > d.seq",
+	[S_CASCADE] =
+	    "UPDATE outbox AS o SET state = 'dead',"
+	    " last_error = 'an earlier message of its job was dead-lettered'"
+	    " FROM (SELECT target, job_key, seq FROM outbox WHERE key = ?1 AND target = ?2)"
+	    " AS d"
+	    " WHERE o.state = 'pending' AND o.target = d.target AND o.job_key = d.job_key"
+	    " AND o.seq > d.seq",
 	[S_NEXT_DUE] = "SELECT MIN(o.next_at_ms) FROM outbox o"
 		       " WHERE o.target = ?1 AND o.state = 'pending' AND" HEAD,
-	[S_FIRST] = "SELECT first_attempt_ms FROM outbox WHERE key = ?1",
+	[S_FIRST] = "SELECT first_attempt_ms FROM outbox WHERE key = ?1 AND target = ?2",
 	[S_COUNTS] = "SELECT state, COUNT(*) FROM outbox WHERE target = ?1 GROUP BY state",
 	[S_DEAD_LIST] = "SELECT key, seq, attempts, last_status, last_error, dead_body FROM outbox"
 			" WHERE target = ?1 AND state = 'dead' ORDER BY id",
@@ -166,7 +171,9 @@ static int sq_enqueue(struct dc_outbox *ob, const char *target, const struct dc_
 	rc = run(o, S_INSERT, "enqueue");
 	*added = rc == 0 && sqlite3_changes(o->db) > 0;
 	if (rc == 0 && *added) {
-		bind_text(stmt(o, S_ORPHAN), 1, m->key);
+		sqlite3_stmt *x = stmt(o, S_ORPHAN);
+		bind_text(x, 1, m->key);
+		bind_text(x, 2, target);
 		rc = run(o, S_ORPHAN, "enqueue");
 	}
 	return end(o, rc);
@@ -214,6 +221,7 @@ static int sq_claim(struct dc_outbox *ob, const char *target, int64_t now_ms, si
 		sqlite3_stmt *u = stmt(o, S_ATTEMPT);
 		bind_text(u, 1, out[i].key);
 		sqlite3_bind_int64(u, 2, now_ms);
+		bind_text(u, 3, target);
 		rc = run(o, S_ATTEMPT, "claim");
 	}
 	rc = end(o, rc);
@@ -250,7 +258,9 @@ static int settle_one(struct sq_outbox *o, const char *target, const struct dc_s
 	}
 	int rc = run(o, which, "settle");
 	if (rc == 0 && which == S_DEAD) {
-		bind_text(stmt(o, S_CASCADE), 1, x->key);
+		sqlite3_stmt *c = stmt(o, S_CASCADE);
+		bind_text(c, 1, x->key);
+		bind_text(c, 2, target);
 		rc = run(o, S_CASCADE, "settle");
 	}
 	return rc;
@@ -281,11 +291,13 @@ static int sq_next_due(struct dc_outbox *ob, const char *target, int64_t *out_ms
 	return rc;
 }
 
-static int sq_first_attempt(struct dc_outbox *ob, const char *key, int64_t *out_ms)
+static int sq_first_attempt(struct dc_outbox *ob, const char *target, const char *key,
+			    int64_t *out_ms)
 {
 	struct sq_outbox *o = (struct sq_outbox *)ob;
 	sqlite3_stmt *s = stmt(o, S_FIRST);
 	bind_text(s, 1, key);
+	bind_text(s, 2, target);
 	int step = sqlite3_step(s);
 	int rc = step == SQLITE_ROW    ? 0
 		 : step == SQLITE_DONE ? err_set(ERR_NOTFOUND, "outbox: no message %s", key)

@@ -3,7 +3,7 @@
  * is a small SQLite one for `spyre-ci report` and `spyre-ci run`.
  *
  * What an implementation must keep, across the death of the process between any two calls:
- *  - enqueue is idempotent by key (the same message enqueued twice is one message);
+ *  - enqueue is idempotent by (target, key): the same message enqueued twice is one message;
  *  - claim hands out only the first undelivered message of each job (in_progress before
  *    completed), only when due, and records the attempt BEFORE the caller sends, so that after a
  *    crash between send and settle the message is known to have possibly arrived;
@@ -63,7 +63,8 @@ struct dc_outbox_ops {
 	/* The earliest next attempt of a pending message; ERR_NOTFOUND when none is pending. */
 	int (*next_due)(struct dc_outbox *ob, const char *target, int64_t *out_ms);
 	/* When the first attempt of a pending message was made (0: not yet). */
-	int (*first_attempt)(struct dc_outbox *ob, const char *key, int64_t *out_ms);
+	int (*first_attempt)(struct dc_outbox *ob, const char *target, const char *key,
+			     int64_t *out_ms);
 	int (*counts)(struct dc_outbox *ob, const char *target, struct dc_outbox_counts *out);
 	int (*each_dead)(struct dc_outbox *ob, const char *target,
 			 void (*fn)(const struct dc_dead_letter *d, void *ctx), void *ctx);

@@ -106,7 +106,7 @@ Test(outbox, enqueue_is_idempotent_and_order_holds)
 	cr_assert_eq(n, 1);
 	cr_assert_eq(got[0].attempts, 1);
 	int64_t first = 0;
-	cr_assert_eq(ob->ops->first_attempt(ob, ms[0].key, &first), 0);
+	cr_assert_eq(ob->ops->first_attempt(ob, TARGET, ms[0].key, &first), 0);
 	cr_assert_eq(first, 1000);
 	settle(ob, ms[0].key, DC_SETTLE_RETRY, 5000);
 	dc_message_finish(&got[0]);
@@ -205,6 +205,16 @@ Test(outbox, survives_reopen_and_other_targets_are_apart)
 	size_t n = 0;
 	cr_assert_eq(ob->ops->claim(ob, "http://elsewhere.invalid/", 1, 2, got, &n), 0);
 	cr_assert_eq(n, 0);
+	/* The same messages for a second target are messages of their own. */
+	struct dc_message *ms;
+	size_t k;
+	bool added = false;
+	job_messages(&ms, &k, 3);
+	cr_assert_eq(ob->ops->enqueue(ob, "http://elsewhere.invalid/", &ms[0], &added), 0);
+	cr_assert(added);
+	cr_assert_eq(ob->ops->counts(ob, "http://elsewhere.invalid/", &c), 0);
+	cr_assert_eq(c.pending, 1);
+	free_messages(ms, k);
 	dc_outbox_destroy(ob);
 	cr_assert_neq(dc_outbox_sqlite_open(&ob, "/nonexistent-dir/x/outbox.sqlite"), 0);
 }
