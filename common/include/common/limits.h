@@ -31,14 +31,14 @@
 /* The dashboard client (dashboard-client/): a run's results directory read by `spyre-ci report`
  * (job.json, one results.jsonl line, the lines of one file), the part of a server's answer kept
  * for the dead-letter record, a token file, a Retry-After value honoured, a URL given. */
-#define DC_JOB_FILE_MAX        (1 * MIB)
-#define DC_RESULTS_LINE_MAX    (256 * KIB)
-#define DC_RESULTS_LINES_MAX   10000000
-#define DC_RESPONSE_KEEP_MAX   (16 * KIB)
-#define DC_TOKEN_MAX           4096
-#define DC_RETRY_AFTER_MAX_S   86400
+#define DC_JOB_FILE_MAX         (1 * MIB)
+#define DC_RESULTS_LINE_MAX     (256 * KIB)
+#define DC_RESULTS_LINES_MAX    10000000
+#define DC_RESPONSE_KEEP_MAX    (16 * KIB)
+#define DC_TOKEN_MAX            4096
+#define DC_RETRY_AFTER_MAX_S    86400
 #define DC_RETRY_AFTER_TEXT_MAX 64
-#define DC_URL_MAX             2048
+#define DC_URL_MAX              2048
 
 /* ---- YAML (test specs, hardware description, configuration) ---- */
 #define YAML_DOC_MAX    (8 * MIB)
