@@ -276,3 +276,28 @@ Test(drain, hud_envelope_with_its_header)
 	cr_assert_str_eq(q.path, "/api/crcr/results");
 	world_finish(&w);
 }
+
+/* TLS verification cannot be turned off, and a CA file that cannot be read is a permanent
+ * failure (waiting will not mend it): dead-lettered at once, with curl's reason. */
+Test(drain, unreadable_ca_file_is_permanent)
+{
+	struct world w;
+	world_init(&w, 1, DC_FORMAT_CRCR, TOKEN);
+	dc_transport_destroy(w.t);
+	char https[256];
+	snprintf(https, sizeof(https), "https://127.0.0.1:%d/github/callback",
+		 recorder_port(w.rec));
+	struct dc_target_opts to = { .url = https,
+				     .format = DC_FORMAT_CRCR,
+				     .token = TOKEN,
+				     .ca_file = "/nonexistent/ca.pem",
+				     .timeout_ms = 2000 };
+	cr_assert_eq(dc_transport_create(&w.t, &to), 0, "%s", err_last());
+	check_enqueue_jobs(w.ob, https, 1, DC_FORMAT_CRCR);
+	int rc = dc_drain(w.ob, w.t, https, &w.o, &w.st);
+	cr_assert_eq(rc, 0, "%s", err_last());
+	cr_assert_eq(w.st.dead, 1);
+	cr_assert_eq(w.st.retries, 0);
+	cr_assert_eq(recorder_count(w.rec), 0, "no plaintext request reached the server");
+	world_finish(&w);
+}
