@@ -220,10 +220,8 @@ static int enqueue_all(struct dc_outbox *ob, const struct report_args *a)
 	int rc = load_messages(&ms, &n, a);
 	if (rc)
 		return rc;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		bool added;
-		rc = ob->ops->enqueue(ob, a->to, &ms[i], &added);
-	}
+	size_t added = 0;
+	rc = ob->ops->enqueue_many(ob, a->to, ms, n, &added);
 	free_messages(ms, n);
 	uint64_t again = 0;
 	if (rc == 0 && a->repost)

@@ -154,13 +154,9 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
-static int sq_enqueue(struct dc_outbox *ob, const char *target, const struct dc_message *m,
-		      bool *added)
+/* Inserts one message inside the caller's transaction. */
+static int insert(struct sq_outbox *o, const char *target, const struct dc_message *m, bool *added)
 {
-	struct sq_outbox *o = (struct sq_outbox *)ob;
-	int rc = begin(o);
-	if (rc)
-		return rc;
 	sqlite3_stmt *s = stmt(o, S_INSERT);
 	bind_text(s, 1, m->key);
 	bind_text(s, 2, target);
@@ -168,7 +164,7 @@ static int sq_enqueue(struct dc_outbox *ob, const char *target, const struct dc_
 	sqlite3_bind_int(s, 4, m->seq);
 	bind_text(s, 5, dc_format_name(m->format));
 	sqlite3_bind_blob(s, 6, m->body, (int)m->body_len, SQLITE_TRANSIENT);
-	rc = run(o, S_INSERT, "enqueue");
+	int rc = run(o, S_INSERT, "enqueue");
 	*added = rc == 0 && sqlite3_changes(o->db) > 0;
 	if (rc == 0 && *added) {
 		sqlite3_stmt *x = stmt(o, S_ORPHAN);
@@ -176,7 +172,36 @@ static int sq_enqueue(struct dc_outbox *ob, const char *target, const struct dc_
 		bind_text(x, 2, target);
 		rc = run(o, S_ORPHAN, "enqueue");
 	}
-	return end(o, rc);
+	return rc;
+}
+
+static int sq_enqueue(struct dc_outbox *ob, const char *target, const struct dc_message *m,
+		      bool *added)
+{
+	struct sq_outbox *o = (struct sq_outbox *)ob;
+	int rc = begin(o);
+	if (rc)
+		return rc;
+	return end(o, insert(o, target, m, added));
+}
+
+static int sq_enqueue_many(struct dc_outbox *ob, const char *target, const struct dc_message *m,
+			   size_t n, size_t *added)
+{
+	struct sq_outbox *o = (struct sq_outbox *)ob;
+	*added = 0;
+	int rc = begin(o);
+	if (rc)
+		return rc;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		bool one = false;
+		rc = insert(o, target, &m[i], &one);
+		*added += one;
+	}
+	rc = end(o, rc);
+	if (rc)
+		*added = 0;
+	return rc;
 }
 
 static int row_message(struct dc_message *m, sqlite3_stmt *s)
@@ -373,6 +398,7 @@ static void sq_destroy(struct dc_outbox *ob)
 
 static const struct dc_outbox_ops sq_ops = {
 	.enqueue = sq_enqueue,
+	.enqueue_many = sq_enqueue_many,
 	.claim = sq_claim,
 	.settle = sq_settle,
 	.next_due = sq_next_due,

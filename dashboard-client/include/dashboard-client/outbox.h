@@ -53,6 +53,10 @@ struct dc_outbox_ops {
 	/* Adds `m` for `target` unless its key is there already (*added says which). */
 	int (*enqueue)(struct dc_outbox *ob, const char *target, const struct dc_message *m,
 		       bool *added);
+	/* The same for `n` messages in one durable step (a job's messages, a run's jobs): all
+	 * or none; *added counts the new ones. */
+	int (*enqueue_many)(struct dc_outbox *ob, const char *target, const struct dc_message *m,
+			    size_t n, size_t *added);
 	/* Up to `max` due messages (next attempt <= now_ms), the first undelivered of their job,
 	 * oldest first; each one's attempt counted and its first attempt time set, durably,
 	 * before return. out[i].attempts is the count BEFORE this claim. */

@@ -214,6 +214,12 @@ Test(outbox, survives_reopen_and_other_targets_are_apart)
 	cr_assert(added);
 	cr_assert_eq(ob->ops->counts(ob, "http://elsewhere.invalid/", &c), 0);
 	cr_assert_eq(c.pending, 1);
+	/* Many at once: the new ones counted, the known one ignored. */
+	size_t many = 9;
+	cr_assert_eq(ob->ops->enqueue_many(ob, "http://elsewhere.invalid/", ms, k, &many), 0);
+	cr_assert_eq(many, 1);
+	cr_assert_eq(ob->ops->counts(ob, "http://elsewhere.invalid/", &c), 0);
+	cr_assert_eq(c.pending, 2);
 	free_messages(ms, k);
 	dc_outbox_destroy(ob);
 	cr_assert_neq(dc_outbox_sqlite_open(&ob, "/nonexistent-dir/x/outbox.sqlite"), 0);
