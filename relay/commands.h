@@ -17,4 +17,8 @@ int cmd_select_main(int argc, char **argv);
 extern const char cmd_select_summary[];
 extern const char cmd_select_help[];
 
+int cmd_run_main(int argc, char **argv);
+extern const char cmd_run_summary[];
+extern const char cmd_run_help[];
+
 #endif
