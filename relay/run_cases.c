@@ -178,9 +178,12 @@ int run__history(const char *path, json_t **json, struct exec_duration **out, si
 		return err_prefix("--history %s: ", path);
 	*json = jx_loadb(data, len, SELECT_HISTORY_MAX);
 	free(data);
-	if (!json_is_object(*json))
-		return err_set(ERR_INVAL, "--history %s: %s", path,
-			       *json ? "not a JSON object of test ids" : err_last());
+	if (!json_is_object(*json)) {
+		char why[256]; /* err_set formats into the buffer err_last() points at */
+		snprintf(why, sizeof(why), "%s",
+			 *json ? "not a JSON object of test ids" : err_last());
+		return err_set(ERR_INVAL, "--history %s: %s", path, why);
+	}
 	*out = calloc(json_object_size(*json) + 1, sizeof(**out));
 	if (!*out)
 		return err_set(ERR_NOMEM, "--history %s", path);

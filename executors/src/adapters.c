@@ -254,10 +254,12 @@ static int check_adapter(const struct yctx *y, struct exec_adapter *a, yaml_node
 	for (int i = 0; i < a->ninit; i++)
 		if (!exec_init_known(a->init[i]))
 			return yerr(y, n, "unknown init kind ", a->init[i]);
-	if (parse_expression(a) != 0)
+	if (parse_expression(a) != 0) {
+		char why[256]; /* err_set formats into the buffer err_last() points at */
+		snprintf(why, sizeof(why), "%s", err_last());
 		return err_set(ERR_INVAL, "%s:%zu:%zu: adapter %s: expr: %s", y->file,
-			       n->start_mark.line + 1, n->start_mark.column + 1, a->name,
-			       err_last());
+			       n->start_mark.line + 1, n->start_mark.column + 1, a->name, why);
+	}
 	return 0;
 }
 

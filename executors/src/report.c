@@ -129,7 +129,7 @@ static int junit_case(struct buf *b, const struct exec_case *c, const struct exe
 	rc = rc ? rc : buf_append_str(b, "\" file=\"");
 	rc = rc ? rc : xml_text(b, file_of(path));
 	rc = rc ? rc : buf_appendf(b, "\" time=\"%.3f\"", r->seconds);
-	if (!rc && !tag[0] && !r->message[0])
+	if (!rc && r->outcome == EXEC_PASSED && !r->message[0])
 		return buf_append_str(b, "/>\n");
 	rc = rc ? rc : buf_append_str(b, ">\n");
 	if (!rc && tag[0]) {
