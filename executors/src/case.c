@@ -201,7 +201,10 @@ static void run_native(const struct exec_case *c, const struct spyre_hw *hw, str
 	r->util_vec = res.timing.util_avg[SPYRE_UNIT_VEC];
 	snprintf(r->plan, sizeof(r->plan), "%s", res.plan);
 	r->outcome = exec_outcome_for((enum spec_mode)c->mode, res.passed);
-	if (!res.passed)
+	if (res.passed && r->outcome == EXEC_FAILED)
+		snprintf(r->message, sizeof(r->message),
+			 "passed, but the mode is xfail_strict: an unexpected pass fails");
+	else if (!res.passed)
 		snprintf(r->message, sizeof(r->message),
 			 "%llu elements differ beyond atol %g + rtol %g; greatest absolute "
 			 "difference %g, relative %g",
