@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/limits.h"
+#include "executors/collect.h"
 #include "run_cmd.h"
 #include "select_front.h"
 #include "selector/changes.h"
@@ -50,7 +51,7 @@ int run__all(const struct run_args *a)
 	if (!rc)
 		rc = testspecs_resolver_create(&r, set);
 	if (!rc)
-		rc = specs_collect_cases(&list, set, r, a->tier);
+		rc = exec_collect_cases(&list, set, r, a->tier);
 	if (!rc)
 		rc = run__execute(a, &list);
 	testspecs_cases_finish(&list);

@@ -60,10 +60,4 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 
 int specs_list_run(const struct specs_args *a);
 
-/* Every kernel case the specs give, as `specs list` finds them without --test (every plain name
- * of every entry, patterns by their own entries), for the tier `tier` (NULL: any). `out` is
- * initialised here; the caller finishes it. 0, or a negative code (err_last() says). */
-int specs_collect_cases(struct spec_case_list *out, const struct spec_set *set,
-			const struct spec_resolver *r, const char *tier);
-
 #endif

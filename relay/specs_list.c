@@ -285,28 +285,3 @@ done:
 	testspecs_diags_finish(&diags);
 	return out;
 }
-
-int specs_collect_cases(struct spec_case_list *out, const struct spec_set *set,
-			const struct spec_resolver *r, const char *tier)
-{
-	struct specs_args a = { .action = SPECS_LIST, .label = tier };
-	struct list_state st = { .a = &a, .set = set, .r = r };
-	testspecs_cases_init(&st.cases);
-	st.not_mappable = json_array();
-	st.patterns = json_array();
-	st.skipped = json_array();
-	int rc = st.not_mappable && st.patterns && st.skipped ? list_entries(&st)
-							      : err_set(ERR_NOMEM, "out of memory");
-	json_decref(st.not_mappable);
-	json_decref(st.patterns);
-	json_decref(st.skipped);
-	for (size_t i = 0; i < st.n_seen; i++)
-		free(st.seen[i]);
-	free(st.seen);
-	if (rc) {
-		testspecs_cases_finish(&st.cases);
-		return rc;
-	}
-	*out = st.cases; /* the caller owns the cases now */
-	return 0;
-}
