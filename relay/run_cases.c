@@ -2,7 +2,6 @@
  * the tests a selection schedules (the four stages of `select`, through the same front), each
  * expanded with the scanner's facts. Also the --history durations and the adapter table. */
 #include <git2.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,18 +202,7 @@ int run__history(const char *path, json_t **json, struct exec_duration **out, si
 
 int run__adapters(const struct run_args *a, struct exec_adapters **out)
 {
-	*out = NULL;
 	if (a->adapters)
 		return exec_adapters_load(out, a->adapters);
-	for (size_t i = 0; i < a->n_specs; i++) {
-		char copy[PATH_TEXT_MAX], path[PATH_TEXT_MAX + 32];
-		struct stat st;
-		snprintf(copy, sizeof(copy), "%s", a->specs[i]);
-		bool dir = stat(a->specs[i], &st) == 0 && S_ISDIR(st.st_mode);
-		snprintf(path, sizeof(path), "%s/adapters/adapters.yaml",
-			 dir ? a->specs[i] : dirname(copy));
-		if (access(path, R_OK) == 0)
-			return exec_adapters_load(out, path);
-	}
-	return 0;
+	return exec_adapters_load_beside(out, a->specs, a->n_specs);
 }

@@ -3,10 +3,13 @@
 #include "executors/adapters.h"
 
 #include <ctype.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "adapters_priv.h"
@@ -380,12 +383,58 @@ static bool fits(const struct exec_adapter *a, const struct exec_case *c)
 	return false;
 }
 
+/* Whether the case is unsupported only because the emulator lacks its op (testspecs' reasons
+ * for that; a case the specs refuse is never adapted). */
+static bool emulator_lacks_op(const struct exec_case *c)
+{
+	return !c->emu_op[0] && (!c->why[0] || strncmp(c->why, "no emulator op", 14) == 0 ||
+				 strncmp(c->why, "the emulator lacks", 18) == 0);
+}
+
 const struct exec_adapter *exec_adapters_find(const struct exec_adapters *t,
 					      const struct exec_case *c)
 {
+	if (!emulator_lacks_op(c))
+		return NULL;
 	for (size_t i = 0; t && i < t->n; i++)
 		for (int j = 0; j < t->v[i].nops; j++)
 			if (strcmp(t->v[i].ops[j], c->op) == 0 && fits(&t->v[i], c))
 				return &t->v[i];
 	return NULL;
+}
+
+int exec_adapters_load_beside(struct exec_adapters **out, const char *const *paths, size_t n)
+{
+	*out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		char copy[4096], path[4096 + 32];
+		struct stat st;
+		snprintf(copy, sizeof(copy), "%s", paths[i]);
+		bool dir = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode);
+		snprintf(path, sizeof(path), "%s/adapters/adapters.yaml",
+			 dir ? paths[i] : dirname(copy));
+		if (access(path, R_OK) == 0)
+			return exec_adapters_load(out, path);
+	}
+	return 0;
+}
+
+int exec_adapters_count_kinds(const struct exec_adapters *t, const struct spec_case *cases,
+			      size_t n, struct exec_kind_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		if (!cases[i].unsupported) {
+			out->native++;
+			continue;
+		}
+		struct exec_case c;
+		if (exec_case_from_spec(&c, &cases[i]) != 0)
+			return -1;
+		if (exec_adapters_find(t, &c))
+			out->adapted++;
+		else
+			out->unsupported++;
+	}
+	return 0;
 }

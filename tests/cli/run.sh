@@ -41,6 +41,18 @@ check "golden junit agrees with golden jsonl" python3 "$cmp_py" \
 expect_rc 1 "run without adapters" "$exe" run --all --specs "$fix" --out "$tmp/r0" --no-progress
 check "no adapters: 3 skipped" grep -q " 3 skipped" "$out"
 
+# --- specs list counts how cases run: before (no table beside the specs) and after.
+mkdir -p "$tmp/sp/adapters" && cp "$fix" "$tmp/sp/" && cp "$adapters" "$tmp/sp/adapters/"
+expect_rc 0 "specs list without adapters" "$exe" specs list "$fix"
+check "before: 4 native, 0 adapted, 3 unsupported" grep -q "^4 native, 0 adapted, 3 unsupported" "$out"
+expect_rc 0 "specs list with the table beside" "$exe" specs list "$tmp/sp"
+check "after: 4 native, 2 adapted, 1 unsupported" grep -q "^4 native, 2 adapted, 1 unsupported" "$out"
+expect_rc 0 "specs list --json" "$exe" specs list --json "$tmp/sp"
+py "$out" 'd["summary"]["native"] == 4 and d["summary"]["adapted"] == 2 and d["summary"]["unsupported_after_adapters"] == 1'
+expect_rc 1 "run finds the table beside the specs (the strict xpass fails)" "$exe" run --all --specs "$tmp/sp" \
+	--out "$tmp/r5" --no-progress
+check "beside: hypot adapted" test "$(outcome "$tmp/r5/results.jsonl" hypot-64)" = passed/hypot
+
 # --- every mandatory case passes: exit 0 (the shipped specs' smoke tier).
 expect_rc 0 "run the shipped smoke tier" "$exe" run --all --specs testspecs/specs --tier smoke \
 	--out "$tmp/r2" --jobs 2 --no-progress

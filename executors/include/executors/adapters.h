@@ -59,6 +59,20 @@ const char *exec_adapter_name(const struct exec_adapter *a);
 const struct exec_adapter *exec_adapters_find(const struct exec_adapters *t,
 					      const struct exec_case *c);
 
+/* The table of a set of spec paths: adapters/adapters.yaml in the first path that is a directory
+ * holding one, or beside the first file that has one. *out NULL when none; 0 or the loader's
+ * error. */
+int exec_adapters_load_beside(struct exec_adapters **out, const char *const *paths, size_t n);
+
+/* How cases would run: natively (the emulator has the op and dtype and the specs let it run),
+ * through an adapter, or not at all. `t` may be NULL. 0, or ERR_INVAL for a case that does not
+ * flatten. */
+struct exec_kind_counts {
+	size_t native, adapted, unsupported;
+};
+int exec_adapters_count_kinds(const struct exec_adapters *t, const struct spec_case *cases,
+			      size_t n, struct exec_kind_counts *out);
+
 /* Runs the case through the adapter (see above) and fills the outcome, errors, modeled time
  * and plan ("adapter softsign: abs+add+div"). */
 void exec_adapter_run(const struct exec_adapter *a, const struct exec_case *c,
