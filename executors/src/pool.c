@@ -20,6 +20,17 @@
 #include "executors/proto.h"
 #include "pool_priv.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define EXEC_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EXEC_UNDER_ASAN 1
+#endif
+#endif
+#ifndef EXEC_UNDER_ASAN
+#define EXEC_UNDER_ASAN 0
+#endif
+
 _Static_assert(sizeof(struct exec_case) <= EXEC_FRAME_MAX, "a case fits one frame");
 _Static_assert(sizeof(struct exec_result) <= EXEC_FRAME_MAX, "a result fits one frame");
 
@@ -39,8 +50,10 @@ static void worker_setup(const struct pool *p, int self)
 		if (p->w[j].from >= 0)
 			close(p->w[j].from);
 	}
+#if !EXEC_UNDER_ASAN /* ASan's shadow memory is terabytes of address space */
 	struct rlimit rl = { p->mem, p->mem };
 	setrlimit(RLIMIT_AS, &rl);
+#endif
 }
 
 static _Noreturn void worker_main(const struct pool *p, int self, int in, int out)
