@@ -114,6 +114,7 @@ static int expand_scheduled(const struct run_args *a, const struct select_report
 	return 0;
 }
 
+/* Selects, expands and runs the cases (while the spec set they point into is alive). */
 static int select_and_expand(const struct run_args *a, struct spec_case_list *list)
 {
 	struct change_set *cs = NULL;
@@ -142,6 +143,9 @@ static int select_and_expand(const struct run_args *a, struct spec_case_list *li
 		rc = selector_stage4_run(&rep, NULL, NULL, &a->budget, 0);
 	if (!rc)
 		rc = expand_scheduled(a, &rep, &f, set, r, list);
+	/* now: the cases point into the spec set (their kernels, their locations) */
+	if (!rc)
+		rc = run__execute(a, list);
 	selector_report_finish(&rep);
 	front_finish(&f);
 	testspecs_resolver_destroy(r);
@@ -157,8 +161,6 @@ int run__selection(const struct run_args *a)
 	git_libgit2_init();
 	int rc = select_and_expand(a, &list);
 	git_libgit2_shutdown();
-	if (!rc)
-		rc = run__execute(a, &list);
 	testspecs_cases_finish(&list);
 	return rc;
 }
