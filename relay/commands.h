@@ -20,5 +20,8 @@ extern const char cmd_select_help[];
 int cmd_report_main(int argc, char **argv);
 extern const char cmd_report_summary[];
 extern const char cmd_report_help[];
+int cmd_run_main(int argc, char **argv);
+extern const char cmd_run_summary[];
+extern const char cmd_run_help[];
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "common/err.h"
+#include "executors/adapters.h"
 #include "specs_cmd.h"
 #include "testspecs/regex.h"
 
@@ -170,8 +171,25 @@ static void print_refusals(const char *title, json_t *arr)
 	}
 }
 
+/* How the cases would run under `spyre-ci run`: natively, through the adapter table beside the
+ * specs (executors/adapters.h), or not at all. */
+static int kind_counts(const struct list_state *st, struct exec_kind_counts *k)
+{
+	struct exec_adapters *t = NULL;
+	int rc = exec_adapters_load_beside(&t, st->a->paths, st->a->n_paths);
+	if (!rc)
+		rc = exec_adapters_count_kinds(t, st->cases.v, st->cases.n, k);
+	exec_adapters_destroy(t);
+	if (rc)
+		fprintf(stderr, "spyre-ci specs list: %s\n", err_last());
+	return rc;
+}
+
 static int print_text(struct list_state *st)
 {
+	struct exec_kind_counts k;
+	if (kind_counts(st, &k))
+		return CLI_USAGE;
 	const struct spec_case_list *l = &st->cases;
 	printf("%-16s %-20s %-22s %-9s %-8s %-8s %-17s %s\n", "id", "op", "shapes", "dtype", "atol",
 	       "rtol", "mode", "test");
@@ -203,11 +221,15 @@ static int print_text(struct list_state *st)
 	       "%zu patterns\n",
 	       st->n_tests, l->n, l->n_unsupported, json_array_size(st->not_mappable),
 	       json_array_size(st->skipped), json_array_size(st->patterns));
+	printf("%zu native, %zu adapted, %zu unsupported\n", k.native, k.adapted, k.unsupported);
 	return CLI_OK;
 }
 
 static int print_json(struct list_state *st)
 {
+	struct exec_kind_counts k;
+	if (kind_counts(st, &k))
+		return CLI_USAGE;
 	json_t *o = json_object(), *cases = json_array(), *unsupported = json_array();
 	for (size_t i = 0; i < st->cases.n; i++)
 		jx_append_new(st->cases.v[i].unsupported ? unsupported : cases,
@@ -221,6 +243,9 @@ static int print_json(struct list_state *st)
 	jx_set_int(sum, "tests", (int64_t)st->n_tests);
 	jx_set_int(sum, "cases", (int64_t)st->cases.n);
 	jx_set_int(sum, "unsupported", (int64_t)st->cases.n_unsupported);
+	jx_set_int(sum, "native", (int64_t)k.native);
+	jx_set_int(sum, "adapted", (int64_t)k.adapted);
+	jx_set_int(sum, "unsupported_after_adapters", (int64_t)k.unsupported);
 	jx_set_new(o, "summary", sum);
 	char *s = jx_dumps(o);
 	json_decref(o);

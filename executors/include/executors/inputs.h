@@ -1,0 +1,34 @@
+/* Inputs by the spec format's `init` kinds, and the comparison torch.testing.assert_close
+ * makes. Both are what the adapter path of the case runner uses (adapters.h): it builds its own
+ * inputs and compares with the original op's float64 reference. */
+#ifndef EXECUTORS_INPUTS_H
+#define EXECUTORS_INPUTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spyre-emu/ops.h"
+
+/* Fills the allocated tensor `t` by `init`: rand (uniform [0, 1)), randn (standard normal),
+ * zeros, ones, randint (integers in [-8, 8]), arange (0, 1, ...), eye (identity over the last
+ * two dimensions), full (ones), xavier (uniform in +-sqrt(6 / (fan_in + fan_out)), the fans of
+ * the last two dimensions). Seeded from `seed` and the input's index, so a rerun is identical.
+ * ERR_INVAL for another kind (`file` needs the file, which a kernel case does not carry). */
+int exec_inputs_fill(struct spyre_tensor *t, const char *init, uint64_t seed, int index);
+
+/* Whether `init` is a kind exec_inputs_fill() knows. */
+bool exec_init_known(const char *init);
+
+struct exec_compare {
+	double max_abs_err, max_rel_err; /* over all elements; INFINITY for a NaN/inf mismatch */
+	uint64_t mismatches;
+	uint64_t first_bad; /* index of the first mismatch; valid when mismatches > 0 */
+};
+
+/* torch.testing.assert_close's rule per element: both NaN agree only with `equal_nan`; a NaN
+ * against a number disagrees; infinities agree only with an infinity of the same sign; finite
+ * values agree when |got - want| <= atol + rtol * |want|. */
+void exec_compare_values(struct exec_compare *out, const double *got, const double *want,
+			 uint64_t n, double atol, double rtol, bool equal_nan);
+
+#endif
