@@ -9,6 +9,7 @@ const struct cli_command cli_commands[] = {
 	{ "emu", cmd_emu_main, cmd_emu_summary, cmd_emu_help },
 	{ "fixture", cmd_fixture_main, cmd_fixture_summary, cmd_fixture_help },
 	{ "select", cmd_select_main, cmd_select_summary, cmd_select_help },
+	{ "serve", cmd_serve_main, cmd_serve_summary, cmd_serve_help },
 	{ "specs", cmd_specs_main, cmd_specs_summary, cmd_specs_help },
 	{ NULL, NULL, NULL, NULL },
 };

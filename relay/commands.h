@@ -17,4 +17,8 @@ int cmd_select_main(int argc, char **argv);
 extern const char cmd_select_summary[];
 extern const char cmd_select_help[];
 
+int cmd_serve_main(int argc, char **argv);
+extern const char cmd_serve_summary[];
+extern const char cmd_serve_help[];
+
 #endif

@@ -1,0 +1,113 @@
+/* `spyre-ci serve`: load the configuration, start the daemon, and wait for signals in the main
+ * thread. The signals are blocked before any thread starts (every thread inherits the mask),
+ * so only the sigwait() below sees them: SIGTERM and SIGINT drain and exit 0, SIGHUP reloads
+ * the configuration (a bad file is logged and the running one stays). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "config.h"
+#include "daemon.h"
+#include <git2.h>
+
+const char cmd_serve_summary[] = "run the daemon: webhooks, poller, durable job queue, workers";
+const char cmd_serve_help[] =
+    "Usage: spyre-ci serve --config FILE [--check-config]\n"
+    "\n"
+    "Runs the spyre-ci daemon: POST /github/webhook takes GitHub deliveries (signed with\n"
+    "X-Hub-Signature-256), a poller fetches upstream into a mirror in state_dir, workers\n"
+    "select tests for each job; GET /healthz, /readyz, /metrics and /api/jobs show its state.\n"
+    "docs/configuration.md lists every key.\n"
+    "\n"
+    "  --config FILE    the YAML configuration (required)\n"
+    "  --check-config   validate FILE (and read the webhook secret) and exit: 0 if valid,\n"
+    "                   2 with file:line:col and the problem if not\n"
+    "\n"
+    "Signals: SIGTERM or SIGINT stop accepting, commit what was accepted, let workers finish\n"
+    "or release their jobs, and exit 0. SIGHUP reloads the keys marked reloadable.\n";
+
+static const struct cli_command *self(void)
+{
+	return cli_find("serve");
+}
+
+static int reload(struct daemon *d, const char *path)
+{
+	struct config next;
+	if (config_load(&next, path) < 0) {
+		log_error("reload refused, the running configuration stays: %s", err_last());
+		return -1;
+	}
+	daemon_reload(d, &next);
+	return 0;
+}
+
+static int wait_signals(struct daemon *d, const sigset_t *set, const char *path)
+{
+	for (;;) {
+		int sig = 0;
+		if (sigwait(set, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			reload(d, path);
+			continue;
+		}
+		if (sig == SIGTERM || sig == SIGINT) {
+			log_info("signal %d: draining", sig);
+			return 0;
+		}
+	}
+}
+
+int cmd_serve_main(int argc, char **argv)
+{
+	const char *path = NULL;
+	int check = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			path = argv[++i];
+		else if (!strcmp(argv[i], "--check-config"))
+			check = 1;
+		else
+			return cli_usage_error(self(), "unknown or incomplete option '%s'",
+					       argv[i]);
+	}
+	if (!path)
+		return cli_usage_error(self(), "--config FILE is required");
+	struct config cfg;
+	if (config_load(&cfg, path) < 0) {
+		fprintf(stderr, "spyre-ci serve: %s\n", err_last());
+		return CLI_USAGE;
+	}
+	if (check) {
+		printf("%s: ok\n", path);
+		config_finish(&cfg);
+		return CLI_OK;
+	}
+	enum log_level lvl;
+	if (log_level_parse(&lvl, cfg.log_level) == 0 && log_get_level() == LOG_INFO)
+		log_set_level(lvl);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	git_libgit2_init();
+	struct daemon *d;
+	if (daemon_start(&d, &cfg, NULL) < 0) { /* cfg is the daemon's (or freed) from here */
+		log_error("serve: %s", err_last());
+		git_libgit2_shutdown();
+		return CLI_FAILED;
+	}
+	wait_signals(d, &set, path);
+	daemon_stop(d);
+	git_libgit2_shutdown();
+	log_info("stopped");
+	return CLI_OK;
+}
