@@ -355,7 +355,9 @@ static int sq_claim(struct store *base, struct job_row *out, const char *owner, 
 		int r = sqlite3_step(st);
 		if (r != SQLITE_ROW) {
 			sqlite3_reset(st);
-			rc = r == SQLITE_DONE ? ERR_NOTFOUND : store__fail(s, "claim");
+			/* nothing to claim; jobs given up on above are still committed */
+			id = 0;
+			rc = r == SQLITE_DONE ? 0 : store__fail(s, "claim");
 			break;
 		}
 		id = sqlite3_column_int64(st, 0);
@@ -381,7 +383,7 @@ static int sq_claim(struct store *base, struct job_row *out, const char *owner, 
 	if (rc == 0)
 		rc = store__commit(s);
 	rc = store__rollback(s, rc);
-	if (rc == ERR_NOTFOUND)
+	if (rc == 0 && id == 0)
 		return err_set(ERR_NOTFOUND, "no job to claim");
 	return rc < 0 ? rc : sq_job_get(base, out, id);
 }
