@@ -6,7 +6,8 @@
 # Usage: scripts/bench.sh [NAME...] [--json]
 #   NAME: emu (spyre-emu vs OpenBLAS, 1,000 kernel cases; ~1 min), specs (spec load and resolve),
 #   changes (stage 1 vs git diff), select (the selector at pytorch scale vs git diff; ~2 min),
-#   select-eval (recall over 500 pytorch-scale commits; ~4 min). Default: all of them.
+#   select-eval (recall over 500 pytorch-scale commits; ~4 min), intake (webhook deliveries vs
+#   a bare and a durable libmicrohttpd floor; ~1 min). Default: all of them.
 #   Options starting with -- go to every benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ names=() opts=()
 for a in "$@"; do
 	if [[ $a == --* ]]; then opts+=("$a"); else names+=("$a"); fi
 done
-((${#names[@]})) || names=(emu specs changes select select-eval)
+((${#names[@]})) || names=(emu specs changes select select-eval intake)
 rc=0
 for n in "${names[@]}"; do
 	bench="$dir/tests/bench/bench-$n"

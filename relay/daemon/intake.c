@@ -1,6 +1,6 @@
-/* The group-commit writer. Waiters sleep on one condition variable and check their own
- * `done`; the writer copies a batch out of the queue, commits it without the lock held, and
- * publishes the results. */
+/* The group-commit writer. Each waiter sleeps on its own condition variable (one broadcast to
+ * all would wake every connection thread at every commit); the writer copies a batch out of
+ * the queue, commits it without the lock held, and wakes exactly the waiters of that batch. */
 #include "intake.h"
 
 #include <pthread.h>
@@ -15,6 +15,7 @@ struct pending {
 	struct intake_item *item;
 	int rc;
 	bool done;
+	pthread_cond_t cond;
 	struct pending *next;
 };
 
@@ -22,7 +23,7 @@ struct intake {
 	struct store *store;
 	struct metrics *m;
 	pthread_mutex_t mu;
-	pthread_cond_t work, done;
+	pthread_cond_t work;
 	struct pending *head, *tail;
 	bool stopping;
 	pthread_t thread;
@@ -54,8 +55,8 @@ static void commit_batch(struct intake *in, struct pending **batch, size_t n)
 		*batch[i]->item = items[i];
 		batch[i]->rc = rc;
 		batch[i]->done = true;
+		pthread_cond_signal(&batch[i]->cond);
 	}
-	pthread_cond_broadcast(&in->done);
 	pthread_mutex_unlock(&in->mu);
 }
 
@@ -89,7 +90,6 @@ int intake_create(struct intake **out, struct store *store, struct metrics *m)
 	in->m = m;
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->work, NULL);
-	pthread_cond_init(&in->done, NULL);
 	if (pthread_create(&in->thread, NULL, writer, in) != 0) {
 		store_close(store);
 		free(in);
@@ -102,9 +102,11 @@ int intake_create(struct intake **out, struct store *store, struct metrics *m)
 int intake_submit(struct intake *in, struct intake_item *it)
 {
 	struct pending p = { .item = it };
+	pthread_cond_init(&p.cond, NULL);
 	pthread_mutex_lock(&in->mu);
 	if (in->stopping) {
 		pthread_mutex_unlock(&in->mu);
+		pthread_cond_destroy(&p.cond);
 		return err_set(ERR_BADSTATE, "intake: shutting down");
 	}
 	if (in->tail)
@@ -114,8 +116,9 @@ int intake_submit(struct intake *in, struct intake_item *it)
 	in->tail = &p;
 	pthread_cond_signal(&in->work);
 	while (!p.done)
-		pthread_cond_wait(&in->done, &in->mu);
+		pthread_cond_wait(&p.cond, &in->mu);
 	pthread_mutex_unlock(&in->mu);
+	pthread_cond_destroy(&p.cond);
 	return p.rc < 0 ? err_set(p.rc, "the store could not commit the delivery") : 0;
 }
 
@@ -131,6 +134,5 @@ void intake_destroy(struct intake *in)
 	store_close(in->store);
 	pthread_mutex_destroy(&in->mu);
 	pthread_cond_destroy(&in->work);
-	pthread_cond_destroy(&in->done);
 	free(in);
 }

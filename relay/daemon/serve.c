@@ -17,6 +17,7 @@
 const char cmd_serve_summary[] = "run the daemon: webhooks, poller, durable job queue, workers";
 const char cmd_serve_help[] =
     "Usage: spyre-ci serve --config FILE [--check-config]\n"
+    "       spyre-ci serve --config-reference\n"
     "\n"
     "Runs the spyre-ci daemon: POST /github/webhook takes GitHub deliveries (signed with\n"
     "X-Hub-Signature-256), a poller fetches upstream into a mirror in state_dir, workers\n"
@@ -26,6 +27,7 @@ const char cmd_serve_help[] =
     "  --config FILE    the YAML configuration (required)\n"
     "  --check-config   validate FILE (and read the webhook secret) and exit: 0 if valid,\n"
     "                   2 with file:line:col and the problem if not\n"
+    "  --config-reference  print every key (type, default, SIGHUP) as a Markdown table\n"
     "\n"
     "Signals: SIGTERM or SIGINT stop accepting, commit what was accepted, let workers finish\n"
     "or release their jobs, and exit 0. SIGHUP reloads the keys marked reloadable.\n";
@@ -72,7 +74,10 @@ int cmd_serve_main(int argc, char **argv)
 			path = argv[++i];
 		else if (!strcmp(argv[i], "--check-config"))
 			check = 1;
-		else
+		else if (!strcmp(argv[i], "--config-reference")) {
+			config_write_reference(stdout);
+			return CLI_OK;
+		} else
 			return cli_usage_error(self(), "unknown or incomplete option '%s'",
 					       argv[i]);
 	}

@@ -55,7 +55,19 @@ BAD = [
 ]
 
 
+def reference_matches(binary):
+    """docs/configuration.md carries the table the loader uses, row for row."""
+    doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                            "configuration.md")).read()
+    out = subprocess.run([binary, "serve", "--config-reference"], capture_output=True,
+                         text=True).stdout
+    missing = [l for l in out.splitlines() if l not in doc]
+    check("docs/configuration.md matches --config-reference", out and not missing,
+          "\n".join(missing))
+
+
 def main(binary):
+    reference_matches(binary)
     rc, out = check_config(binary, "listen: 127.0.0.1:9\nupstream:\n  branches: [main, v2]\n")
     check("valid file", rc == 0 and out.endswith("ok\n"), out)
     for name, text, want in BAD:
