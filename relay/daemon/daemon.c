@@ -37,6 +37,8 @@ static struct cfg_ref *ref_new(struct config *cfg)
 	r->c = *cfg; /* the snapshot owns the strings from here */
 	memset(cfg, 0, sizeof(*cfg));
 	atomic_init(&r->refs, 1);
+	static atomic_uint gens;
+	r->gen = atomic_fetch_add(&gens, 1) + 1;
 	return r;
 }
 

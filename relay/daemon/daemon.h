@@ -18,6 +18,7 @@
 struct cfg_ref {
 	struct config c;
 	atomic_int refs;
+	unsigned gen; /* 1 for the first configuration, +1 per reload */
 };
 
 struct daemon {

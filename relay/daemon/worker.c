@@ -30,7 +30,7 @@ struct worker {
 	struct store *s;
 	char owner[64];
 	struct catalog_cache *cache;
-	const struct cfg_ref *specs_from; /* the configuration the specs were loaded from */
+	unsigned specs_gen; /* the configuration the specs were loaded from (0: none) */
 	struct spec_set *specs;
 	struct spec_resolver *resolver;
 	struct select_drift_memo *memo;
@@ -44,12 +44,12 @@ static void specs_drop(struct worker *w)
 	w->memo = NULL;
 	w->resolver = NULL;
 	w->specs = NULL;
-	w->specs_from = NULL;
+	w->specs_gen = 0;
 }
 
 static int specs_load(struct worker *w, const struct cfg_ref *cfg)
 {
-	if (w->specs && w->specs_from == cfg)
+	if (w->specs && w->specs_gen == cfg->gen)
 		return 0;
 	specs_drop(w);
 	struct spec_load_opts o = { 0 };
@@ -65,7 +65,7 @@ static int specs_load(struct worker *w, const struct cfg_ref *cfg)
 		specs_drop(w);
 		return rc;
 	}
-	w->specs_from = cfg;
+	w->specs_gen = cfg->gen;
 	return 0;
 }
 
