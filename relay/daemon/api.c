@@ -103,13 +103,17 @@ enum MHD_Result http__jobs(struct daemon *d, struct MHD_Connection *c)
 	if (query_int(c, "limit", &limit, 1, API_PAGE_MAX) < 0 ||
 	    query_int(c, "before", &before, 1, INT64_MAX) < 0)
 		return http__error(c, 400, "limit must be 1..100 and before a job id");
-	static __thread struct job_row rows[API_PAGE_MAX];
+	struct job_row *rows = malloc(API_PAGE_MAX * sizeof(*rows));
 	size_t n = 0;
+	if (!rows)
+		return http__error(c, 503, "out of memory");
 	pthread_mutex_lock(&d->read_mu);
 	int rc = d->read_store->ops->job_list(d->read_store, rows, &n, (size_t)limit, before);
 	pthread_mutex_unlock(&d->read_mu);
-	if (rc < 0)
+	if (rc < 0) {
+		free(rows);
 		return http__error(c, 503, "store unavailable");
+	}
 	json_t *jobs = json_array();
 	for (size_t i = 0; i < n; i++)
 		jx_append_new(jobs, job_json(&rows[i]));
@@ -117,6 +121,7 @@ enum MHD_Result http__jobs(struct daemon *d, struct MHD_Connection *c)
 	jx_set_new(v, "jobs", jobs); /* v owns jobs */
 	if (n == (size_t)limit)
 		jx_set_int(v, "next_before", rows[n - 1].id);
+	free(rows);
 	return http__reply_json(c, 200, v);
 }
 

@@ -27,6 +27,7 @@ struct intake {
 	struct pending *head, *tail;
 	bool stopping;
 	pthread_t thread;
+	struct intake_item items[INTAKE_BATCH_MAX];
 };
 
 static size_t take_batch(struct intake *in, struct pending **batch)
@@ -43,7 +44,7 @@ static size_t take_batch(struct intake *in, struct pending **batch)
 
 static void commit_batch(struct intake *in, struct pending **batch, size_t n)
 {
-	static __thread struct intake_item items[INTAKE_BATCH_MAX];
+	struct intake_item *items = in->items; /* only the writer thread uses them */
 	for (size_t i = 0; i < n; i++)
 		items[i] = *batch[i]->item;
 	int rc = in->store->ops->intake(in->store, items, n, clock_wall_ms());
