@@ -33,17 +33,17 @@ int mirror_open(git_repository **out, const char *state_dir)
 	return 0;
 }
 
-int mirror_fetch(git_repository *repo, const char *url, char *const *refspecs, size_t n)
+int mirror_remote(git_remote **out, git_repository *repo, const char *url)
 {
-	git_remote *remote = NULL;
-	if (git_remote_create_anonymous(&remote, repo, url) < 0)
-		return git_fail("mirror remote");
+	return git_remote_create_anonymous(out, repo, url) < 0 ? git_fail("mirror remote") : 0;
+}
+
+int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n)
+{
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
 	opts.prune = GIT_FETCH_NO_PRUNE;
 	git_strarray specs = { .strings = (char **)refspecs, .count = n };
-	int rc = git_remote_fetch(remote, &specs, &opts, NULL) < 0 ? git_fail("fetch") : 0;
-	git_remote_free(remote);
-	return rc;
+	return git_remote_fetch(remote, &specs, &opts, NULL) < 0 ? git_fail("fetch") : 0;
 }
 
 void mirror_base(char base[41], git_repository *repo, const char *prev, const char *tip)

@@ -12,8 +12,13 @@ int mirror_path(char *out, size_t size, const char *state_dir);
 /* Opens the mirror, creating an empty bare repository the first time. */
 int mirror_open(git_repository **out, const char *state_dir);
 
-/* Fetches `refspecs` ("+refs/heads/main:refs/heads/main") from `url` into the mirror. */
-int mirror_fetch(git_repository *repo, const char *url, char *const *refspecs, size_t n);
+/* An anonymous remote for `url`. Made once and kept by a long-lived caller: libgit2 1.5 leaks
+ * a little at every remote it creates (seen under LeakSanitizer), which a poller that made one
+ * per fetch would pay every interval. */
+int mirror_remote(git_remote **out, git_repository *repo, const char *url);
+
+/* Fetches `refspecs` ("+refs/heads/main:refs/heads/main") through `remote` into its mirror. */
+int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n);
 
 /* The base of a new tip given the previous one: the previous tip when the new one descends
  * from it, else their merge base (a force-push), else none (base[0] = 0). */

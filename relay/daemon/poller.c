@@ -53,12 +53,22 @@ static int poll_branch(struct daemon *d, struct store *s, git_repository *repo, 
 	return 0;
 }
 
-static int poll_once(struct daemon *d, struct store *s, const struct config *c)
+/* The poller's mirror handles, opened at the first round and kept (upstream.url needs a
+ * restart to change). */
+struct poll_git {
+	git_repository *repo;
+	git_remote *remote;
+};
+
+static int poll_once(struct daemon *d, struct store *s, struct poll_git *g, const struct config *c)
 {
-	git_repository *repo = NULL;
-	int rc = mirror_open(&repo, c->state_dir);
+	int rc = 0;
+	if (!g->repo && (rc = mirror_open(&g->repo, c->state_dir)) < 0)
+		return rc;
+	if (!g->remote && (rc = mirror_remote(&g->remote, g->repo, c->upstream_url)) < 0)
+		return rc;
 	char **specs = calloc(c->branches.n, sizeof(*specs));
-	if (rc == 0 && !specs)
+	if (!specs)
 		rc = err_set(ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < c->branches.n; i++) {
 		size_t len = 2 * strlen(c->branches.v[i]) + 32;
@@ -69,13 +79,12 @@ static int poll_once(struct daemon *d, struct store *s, const struct config *c)
 				 c->branches.v[i]);
 	}
 	if (rc == 0)
-		rc = mirror_fetch(repo, c->upstream_url, specs, c->branches.n);
+		rc = mirror_fetch(g->remote, specs, c->branches.n);
 	for (size_t i = 0; rc == 0 && i < c->branches.n; i++)
-		rc = poll_branch(d, s, repo, c->branches.v[i]);
+		rc = poll_branch(d, s, g->repo, c->branches.v[i]);
 	for (size_t i = 0; specs && i < c->branches.n; i++)
 		free(specs[i]);
 	free(specs);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -91,9 +100,10 @@ void *poller_main(void *arg)
 		return NULL;
 	}
 	daemon_cfg_put(cfg);
+	struct poll_git g = { 0 };
 	while (!atomic_load(&d->stopping)) {
 		cfg = daemon_cfg_get(d);
-		int rc = poll_once(d, s, &cfg->c);
+		int rc = poll_once(d, s, &g, &cfg->c);
 		int64_t wait = (int64_t)cfg->c.poll_interval_s * 1000;
 		if (rc < 0) {
 			int f = atomic_fetch_add(&d->poll_failures, 1) + 1;
@@ -112,6 +122,8 @@ void *poller_main(void *arg)
 		daemon_cfg_put(cfg);
 		daemon_sleep(d, wait);
 	}
+	git_remote_free(g.remote);
+	git_repository_free(g.repo);
 	store_close(s);
 	return NULL;
 }

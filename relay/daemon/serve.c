@@ -1,10 +1,14 @@
 /* `spyre-ci serve`: load the configuration, start the daemon, and wait for signals in the main
- * thread. The signals are blocked before any thread starts (every thread inherits the mask),
- * so only the sigwait() below sees them: SIGTERM and SIGINT drain and exit 0, SIGHUP reloads
- * the configuration (a bad file is logged and the running one stays). */
+ * thread. A handler (run by whichever thread the kernel picks, including threads that
+ * libraries start before main(), such as OpenBLAS's pool) only writes the signal's number to a
+ * pipe; the main thread reads it: SIGTERM and SIGINT drain and exit 0, SIGHUP reloads the
+ * configuration (a bad file is logged and the running one stays). */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -48,20 +52,49 @@ static int reload(struct daemon *d, const char *path)
 	return 0;
 }
 
-static int wait_signals(struct daemon *d, const sigset_t *set, const char *path)
+static int sig_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+	if (write(sig_pipe[1], &b, 1) < 0) {
+		/* the pipe is full: a signal of each kind is already waiting */
+	}
+	errno = saved;
+}
+
+static int signals_install(void)
+{
+	if (pipe(sig_pipe) < 0)
+		return err_set_errno(ERR_IO, "serve: pipe");
+	fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
+	fcntl(sig_pipe[0], F_SETFD, FD_CLOEXEC);
+	fcntl(sig_pipe[1], F_SETFD, FD_CLOEXEC);
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void wait_signals(struct daemon *d, const char *path)
 {
 	for (;;) {
-		int sig = 0;
-		if (sigwait(set, &sig) != 0)
+		unsigned char sig;
+		ssize_t r = read(sig_pipe[0], &sig, 1);
+		if (r < 0 && errno == EINTR)
 			continue;
+		if (r <= 0)
+			return;
 		if (sig == SIGHUP) {
 			reload(d, path);
 			continue;
 		}
-		if (sig == SIGTERM || sig == SIGINT) {
-			log_info("signal %d: draining", sig);
-			return 0;
-		}
+		log_info("signal %d: draining", sig);
+		return;
 	}
 }
 
@@ -96,13 +129,11 @@ int cmd_serve_main(int argc, char **argv)
 	enum log_level lvl;
 	if (log_level_parse(&lvl, cfg.log_level) == 0 && log_get_level() == LOG_INFO)
 		log_set_level(lvl);
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	if (signals_install() < 0) {
+		log_error("%s", err_last());
+		config_finish(&cfg);
+		return CLI_FAILED;
+	}
 	git_libgit2_init();
 	struct daemon *d;
 	if (daemon_start(&d, &cfg, NULL) < 0) { /* cfg is the daemon's (or freed) from here */
@@ -110,7 +141,7 @@ int cmd_serve_main(int argc, char **argv)
 		git_libgit2_shutdown();
 		return CLI_FAILED;
 	}
-	wait_signals(d, &set, path);
+	wait_signals(d, path);
 	daemon_stop(d);
 	git_libgit2_shutdown();
 	log_info("stopped");

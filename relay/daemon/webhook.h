@@ -27,6 +27,7 @@ struct wh_rules {
 	bool tags, ciflow;
 };
 
+/* The job spec points into the fields below: never copy a decision by value. */
 struct wh_decision {
 	enum wh_outcome outcome;
 	char reason[256];

@@ -90,7 +90,11 @@ static int prepare_range(struct job_row *j, const struct config *c)
 		char spec[600];
 		snprintf(spec, sizeof(spec), "+%s:%s", j->ref, j->ref);
 		char *specs[] = { spec };
-		rc = mirror_fetch(repo, c->upstream_url, specs, 1);
+		git_remote *remote = NULL;
+		rc = mirror_remote(&remote, repo, c->upstream_url);
+		if (rc == 0)
+			rc = mirror_fetch(remote, specs, 1);
+		git_remote_free(remote);
 		if (rc == 0 && !have_commit(repo, j->head))
 			rc = err_set(ERR_NOTFOUND, "commit %s is not upstream", j->head);
 	}
