@@ -1,14 +1,16 @@
 /* A worker thread: claim, bring the range into the mirror, select, record, hand on. The
  * selector's state that is exact across jobs (the catalog cache: blobs by id, catalogs by tree;
  * the spec set, its resolver and the drift memo) lives in the worker and is kept between jobs;
- * the specs are loaded again only when SIGHUP brought a new configuration. The lease is renewed
- * between the selector's stages. */
+ * the specs are loaded again only when SIGHUP brought a new configuration. A lease keeper
+ * thread renews the lease while the job runs; every write of the job checks the lease. */
 #include "worker.h"
 
 #include <git2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -193,8 +195,80 @@ static int hand_on(struct worker *w, const struct job_row *j, const char *json, 
 				 clock_wall_ms());
 }
 
+/* Keeps a job's lease alive while the worker is busy with it (the selector on a large range,
+ * the executors): a thread of its own, with its own store handle, renewing every third of the
+ * lease. A renewal that fails means the lease was lost; the worker then finds out at its next
+ * write, which checks the lease in the same transaction. */
+struct keeper {
+	struct daemon *d;
+	const char *owner, *state_dir;
+	int64_t job_id, lease_ms;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	bool done;
+	pthread_t thread;
+};
+
+static void *keeper_main(void *arg)
+{
+	struct keeper *k = arg;
+	struct store *s = NULL;
+	if (store_sqlite_open(&s, k->state_dir) < 0) {
+		log_error("lease keeper: %s", err_last());
+		return NULL;
+	}
+	pthread_mutex_lock(&k->mu);
+	while (!k->done) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t ns = ts.tv_nsec + (k->lease_ms / 3 % 1000) * 1000000;
+		ts.tv_sec += (time_t)(k->lease_ms / 3 / 1000 + ns / 1000000000);
+		ts.tv_nsec = (long)(ns % 1000000000);
+		pthread_cond_timedwait(&k->cond, &k->mu, &ts);
+		if (!k->done &&
+		    s->ops->renew(s, k->job_id, k->owner, k->lease_ms, clock_wall_ms()) < 0)
+			log_warn("job %lld: lease renewal failed: %s", (long long)k->job_id,
+				 err_last());
+	}
+	pthread_mutex_unlock(&k->mu);
+	store_close(s);
+	return NULL;
+}
+
+static int keeper_start(struct keeper *k, struct worker *w, const struct job_row *j,
+			const struct config *c)
+{
+	*k = (struct keeper){ .d = w->d,
+			      .owner = w->owner,
+			      .state_dir = c->state_dir,
+			      .job_id = j->id,
+			      .lease_ms = (int64_t)c->lease_s * 1000 };
+	pthread_mutex_init(&k->mu, NULL);
+	pthread_cond_init(&k->cond, NULL);
+	if (pthread_create(&k->thread, NULL, keeper_main, k) != 0)
+		return err_set(ERR_GENERIC, "cannot start the lease keeper");
+	return 0;
+}
+
+static void keeper_stop(struct keeper *k)
+{
+	pthread_mutex_lock(&k->mu);
+	k->done = true;
+	pthread_cond_signal(&k->cond);
+	pthread_mutex_unlock(&k->mu);
+	pthread_join(k->thread, NULL);
+	pthread_mutex_destroy(&k->mu);
+	pthread_cond_destroy(&k->cond);
+}
+
 static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *cfg)
 {
+	struct keeper k;
+	if (keeper_start(&k, w, j, &cfg->c) < 0) {
+		log_error("job %lld: %s", (long long)j->id, err_last());
+		w->s->ops->release(w->s, j->id, w->owner, clock_wall_ms());
+		return;
+	}
 	struct select_report rep;
 	selector_report_init(&rep);
 	char *json = NULL;
@@ -225,6 +299,7 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 		log_info("job %lld: %s..%.12s selected", (long long)j->id,
 			 j->base[0] ? j->base : "(root)", j->head);
 	}
+	keeper_stop(&k);
 	free(json);
 	selector_report_finish(&rep);
 }
