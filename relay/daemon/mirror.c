@@ -35,7 +35,10 @@ int mirror_open(git_repository **out, const char *state_dir)
 
 int mirror_remote(git_remote **out, git_repository *repo, const char *url)
 {
-	return git_remote_create_anonymous(out, repo, url) < 0 ? git_fail("mirror remote") : 0;
+	git_remote_create_options o = GIT_REMOTE_CREATE_OPTIONS_INIT;
+	o.repository = repo;
+	o.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	return git_remote_create_with_opts(out, url, &o) < 0 ? git_fail("mirror remote") : 0;
 }
 
 int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n)

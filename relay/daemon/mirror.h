@@ -12,9 +12,8 @@ int mirror_path(char *out, size_t size, const char *state_dir);
 /* Opens the mirror, creating an empty bare repository the first time. */
 int mirror_open(git_repository **out, const char *state_dir);
 
-/* An anonymous remote for `url`. Made once and kept by a long-lived caller: libgit2 1.5 leaks
- * a little at every remote it creates (seen under LeakSanitizer), which a poller that made one
- * per fetch would pay every interval. */
+/* An anonymous remote for `url`, without url.*.insteadOf rewriting (the mirror's own config has
+ * none, and libgit2 1.5 leaks the PCRE2 match data of that lookup at every remote). */
 int mirror_remote(git_remote **out, git_repository *repo, const char *url);
 
 /* Fetches `refspecs` ("+refs/heads/main:refs/heads/main") through `remote` into its mirror. */

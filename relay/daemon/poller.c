@@ -53,8 +53,8 @@ static int poll_branch(struct daemon *d, struct store *s, git_repository *repo, 
 	return 0;
 }
 
-/* The poller's mirror handles, opened at the first round and kept (upstream.url needs a
- * restart to change). */
+/* The poller's mirror, opened at the first round and kept. The remote is made for each fetch:
+ * libgit2 1.5 crashes when one remote fetches twice over its local transport. */
 struct poll_git {
 	git_repository *repo;
 	git_remote *remote;
@@ -65,7 +65,7 @@ static int poll_once(struct daemon *d, struct store *s, struct poll_git *g, cons
 	int rc = 0;
 	if (!g->repo && (rc = mirror_open(&g->repo, c->state_dir)) < 0)
 		return rc;
-	if (!g->remote && (rc = mirror_remote(&g->remote, g->repo, c->upstream_url)) < 0)
+	if ((rc = mirror_remote(&g->remote, g->repo, c->upstream_url)) < 0)
 		return rc;
 	char **specs = calloc(c->branches.n, sizeof(*specs));
 	if (!specs)
@@ -85,6 +85,8 @@ static int poll_once(struct daemon *d, struct store *s, struct poll_git *g, cons
 	for (size_t i = 0; specs && i < c->branches.n; i++)
 		free(specs[i]);
 	free(specs);
+	git_remote_free(g->remote);
+	g->remote = NULL;
 	return rc;
 }
 

@@ -10,8 +10,8 @@
 
 struct worker_seams {
 	/* Runs the selected kernel cases and stores their results; 0 when every case has a
-	 * result. Called with the lease held (a lease keeper thread renews it meanwhile). NULL: no executors
-	 * yet. */
+	 * result. Called with the lease held (a lease keeper thread renews it meanwhile). NULL: no
+	 * executors yet. */
 	int (*run_cases)(void *ctx, struct store *s, const struct job_row *job,
 			 const char *selection_json);
 	/* Queues a dashboard message ("in_progress" or "completed") for the job in the outbox.
