@@ -11,6 +11,7 @@ const struct cli_command cli_commands[] = {
 	{ "report", cmd_report_main, cmd_report_summary, cmd_report_help },
 	{ "run", cmd_run_main, cmd_run_summary, cmd_run_help },
 	{ "select", cmd_select_main, cmd_select_summary, cmd_select_help },
+	{ "serve", cmd_serve_main, cmd_serve_summary, cmd_serve_help },
 	{ "specs", cmd_specs_main, cmd_specs_summary, cmd_specs_help },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -23,5 +23,8 @@ extern const char cmd_report_help[];
 int cmd_run_main(int argc, char **argv);
 extern const char cmd_run_summary[];
 extern const char cmd_run_help[];
+int cmd_serve_main(int argc, char **argv);
+extern const char cmd_serve_summary[];
+extern const char cmd_serve_help[];
 
 #endif

@@ -10,6 +10,8 @@
 /* The blob cache, backed by `cache_dir` when not NULL. */
 static int open_cache(struct front *f, const char *cache_dir)
 {
+	if (f->cache_borrowed)
+		return 0;
 	int rc = selector_catalog_cache_create(&f->cache, 0);
 	if (rc == 0 && cache_dir && (rc = selector_catalog_cache_set_dir(f->cache, cache_dir)) < 0)
 		return err_prefix("--cache: ");
@@ -243,6 +245,7 @@ void front_finish(struct front *f)
 	selector_impact_result_destroy(f->impact);
 	selector_catalog_destroy(f->base);
 	selector_catalog_destroy(f->head);
-	selector_catalog_cache_destroy(f->cache);
+	if (!f->cache_borrowed)
+		selector_catalog_cache_destroy(f->cache);
 	memset(f, 0, sizeof *f);
 }

@@ -16,6 +16,9 @@
 
 struct front {
 	struct catalog_cache *cache;
+	/* Set by a caller that keeps `cache` between runs (the daemon's workers): front_catalogs()
+	 * then uses it as it is and front_finish() leaves it alone. */
+	bool cache_borrowed;
 	struct catalog *head, *base;
 	struct impact_result *impact;
 	struct select_candidate *cands;

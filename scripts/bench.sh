@@ -8,7 +8,8 @@
 #   changes (stage 1 vs git diff), select (the selector at pytorch scale vs git diff; ~2 min),
 #   select-eval (recall over 500 pytorch-scale commits; ~4 min), drain (10,000 messages from the
 #   SQLite outbox to a loopback recorder vs raw keep-alive curl posts; ~30 s), run (every kernel
-#   case of the shipped specs through the executor's pool on 2 workers; ~1 min). Default: all.
+#   case of the shipped specs through the executor's pool on 2 workers; ~1 min), intake (webhook
+#   deliveries vs a bare and a durable libmicrohttpd floor; ~1 min). Default: all of them.
 #   Options starting with -- go to every benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ names=() opts=()
 for a in "$@"; do
 	if [[ $a == --* ]]; then opts+=("$a"); else names+=("$a"); fi
 done
-((${#names[@]})) || names=(emu specs changes select select-eval drain run)
+((${#names[@]})) || names=(emu specs changes select select-eval drain run intake)
 rc=0
 for n in "${names[@]}"; do
 	bench="$dir/tests/bench/bench-$n"

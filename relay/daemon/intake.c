@@ -1,0 +1,139 @@
+/* The group-commit writer. Each waiter sleeps on its own condition variable (one broadcast to
+ * all would wake every connection thread at every commit); the writer copies a batch out of
+ * the queue, commits it without the lock held, and wakes exactly the waiters of that batch. */
+#include "intake.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "common/clock.h"
+#include "common/err.h"
+#include "common/log.h"
+
+struct pending {
+	struct intake_item *item;
+	int rc;
+	bool done;
+	pthread_cond_t cond;
+	struct pending *next;
+};
+
+struct intake {
+	struct store *store;
+	struct metrics *m;
+	pthread_mutex_t mu;
+	pthread_cond_t work;
+	struct pending *head, *tail;
+	bool stopping;
+	pthread_t thread;
+	struct intake_item items[INTAKE_BATCH_MAX];
+};
+
+static size_t take_batch(struct intake *in, struct pending **batch)
+{
+	size_t n = 0;
+	while (in->head && n < INTAKE_BATCH_MAX) {
+		batch[n++] = in->head;
+		in->head = in->head->next;
+	}
+	if (!in->head)
+		in->tail = NULL;
+	return n;
+}
+
+static void commit_batch(struct intake *in, struct pending **batch, size_t n)
+{
+	struct intake_item *items = in->items; /* only the writer thread uses them */
+	for (size_t i = 0; i < n; i++)
+		items[i] = *batch[i]->item;
+	int rc = in->store->ops->intake(in->store, items, n, clock_wall_ms());
+	if (rc < 0)
+		log_error("intake: batch of %zu not committed: %s", n, err_last());
+	metrics_observe_count(&in->m->commit_batch, n);
+	pthread_mutex_lock(&in->mu);
+	for (size_t i = 0; i < n; i++) {
+		*batch[i]->item = items[i];
+		batch[i]->rc = rc;
+		batch[i]->done = true;
+		pthread_cond_signal(&batch[i]->cond);
+	}
+	pthread_mutex_unlock(&in->mu);
+}
+
+static void *writer(void *arg)
+{
+	struct intake *in = arg;
+	struct pending *batch[INTAKE_BATCH_MAX];
+	pthread_mutex_lock(&in->mu);
+	for (;;) {
+		while (!in->head && !in->stopping)
+			pthread_cond_wait(&in->work, &in->mu);
+		if (!in->head && in->stopping)
+			break;
+		size_t n = take_batch(in, batch);
+		pthread_mutex_unlock(&in->mu);
+		commit_batch(in, batch, n);
+		pthread_mutex_lock(&in->mu);
+	}
+	pthread_mutex_unlock(&in->mu);
+	return NULL;
+}
+
+int intake_create(struct intake **out, struct store *store, struct metrics *m)
+{
+	struct intake *in = calloc(1, sizeof(*in));
+	if (!in) {
+		store_close(store);
+		return err_set(ERR_NOMEM, "out of memory");
+	}
+	in->store = store; /* owned by the intake from here */
+	in->m = m;
+	pthread_mutex_init(&in->mu, NULL);
+	pthread_cond_init(&in->work, NULL);
+	if (pthread_create(&in->thread, NULL, writer, in) != 0) {
+		store_close(store);
+		free(in);
+		return err_set(ERR_GENERIC, "intake: cannot start the writer thread");
+	}
+	*out = in;
+	return 0;
+}
+
+int intake_submit(struct intake *in, struct intake_item *it)
+{
+	struct pending p = { .item = it };
+	pthread_cond_init(&p.cond, NULL);
+	pthread_mutex_lock(&in->mu);
+	if (in->stopping) {
+		pthread_mutex_unlock(&in->mu);
+		pthread_cond_destroy(&p.cond);
+		return err_set(ERR_BADSTATE, "intake: shutting down");
+	}
+	if (in->tail)
+		in->tail->next = &p;
+	else
+		in->head = &p;
+	in->tail = &p;
+	pthread_cond_signal(&in->work);
+	while (!p.done)
+		pthread_cond_wait(&p.cond, &in->mu);
+	pthread_mutex_unlock(&in->mu);
+	pthread_cond_destroy(&p.cond);
+	return p.rc < 0 ? err_set(p.rc, "the store could not commit the delivery") : 0;
+}
+
+void intake_destroy(struct intake *in)
+{
+	if (!in)
+		return;
+	pthread_mutex_lock(&in->mu);
+	in->stopping = true;
+	pthread_cond_signal(&in->work);
+	pthread_mutex_unlock(&in->mu);
+	pthread_join(in->thread, NULL);
+	store_close(in->store);
+	pthread_mutex_destroy(&in->mu);
+	pthread_cond_destroy(&in->work);
+	free(in);
+}

@@ -1,0 +1,26 @@
+/* The bare upstream mirror in state_dir/mirror.git, shared by the poller and the workers. Each
+ * caller opens its own libgit2 handle (libgit2 objects are not shared between threads). */
+#ifndef RELAY_DAEMON_MIRROR_H
+#define RELAY_DAEMON_MIRROR_H
+
+#include <git2.h>
+#include <stddef.h>
+
+/* Writes state_dir/mirror.git into `out`; ERR_LIMIT when it does not fit. */
+int mirror_path(char *out, size_t size, const char *state_dir);
+
+/* Opens the mirror, creating an empty bare repository the first time. */
+int mirror_open(git_repository **out, const char *state_dir);
+
+/* An anonymous remote for `url`, without url.*.insteadOf rewriting (the mirror's own config has
+ * none, and libgit2 1.5 leaks the PCRE2 match data of that lookup at every remote). */
+int mirror_remote(git_remote **out, git_repository *repo, const char *url);
+
+/* Fetches `refspecs` ("+refs/heads/main:refs/heads/main") through `remote` into its mirror. */
+int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n);
+
+/* The base of a new tip given the previous one: the previous tip when the new one descends
+ * from it, else their merge base (a force-push), else none (base[0] = 0). */
+void mirror_base(char base[41], git_repository *repo, const char *prev, const char *tip);
+
+#endif

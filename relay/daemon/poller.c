@@ -1,0 +1,131 @@
+/* The upstream poller: on every interval, fetch the watched branches into the mirror and make
+ * one job for each branch whose tip moved since the cursor (the pushes of a burst between two
+ * fetches coalesce into their last tip). A force-push gets the merge base with the previous tip
+ * as its base. The job's tip key is the one a webhook push uses, and the store makes a job only
+ * when the key is new, so the webhook and the poller never make two jobs for one tip. After a
+ * failure the wait doubles, up to upstream.poll_backoff_max_s. */
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/err.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "daemon.h"
+#include "mirror.h"
+
+static int poll_branch(struct daemon *d, struct store *s, git_repository *repo, const char *b)
+{
+	char ref[300], tip[41], prev[41], base[41], key[64];
+	snprintf(ref, sizeof(ref), "refs/heads/%s", b);
+	git_oid oid;
+	if (git_reference_name_to_id(&oid, repo, ref) < 0)
+		return err_set(ERR_NOTFOUND, "upstream has no branch %s", b);
+	git_oid_tostr(tip, sizeof(tip), &oid);
+	int rc = s->ops->cursor_get(s, prev, ref);
+	if (rc == 0 && !strcmp(prev, tip))
+		return 0;
+	if (rc == 0) {
+		mirror_base(base, repo, prev, tip);
+	} else {
+		/* first sight of the branch: its tip against its first parent */
+		git_commit *c = NULL;
+		base[0] = 0;
+		if (git_commit_lookup(&c, repo, &oid) == 0 && git_commit_parentcount(c) > 0)
+			git_oid_tostr(base, sizeof(base), git_commit_parent_id(c, 0));
+		git_commit_free(c);
+	}
+	snprintf(key, sizeof(key), "push:%s", tip);
+	struct job_spec job = { .event = "poll",
+				.ref = ref,
+				.base = base[0] ? base : NULL,
+				.head = tip,
+				.tip_key = key };
+	int64_t id = 0;
+	if ((rc = s->ops->poll_tip(s, &id, &job, ref, clock_wall_ms())) < 0)
+		return rc;
+	if (id) {
+		atomic_fetch_add(&d->metrics.poll_jobs, 1);
+		log_info("poller: %s moved to %.12s: job %lld", b, tip, (long long)id);
+	}
+	return 0;
+}
+
+/* The poller's mirror, opened at the first round and kept. The remote is made for each fetch:
+ * libgit2 1.5 crashes when one remote fetches twice over its local transport. */
+struct poll_git {
+	git_repository *repo;
+	git_remote *remote;
+};
+
+static int poll_once(struct daemon *d, struct store *s, struct poll_git *g, const struct config *c)
+{
+	int rc = 0;
+	if (!g->repo && (rc = mirror_open(&g->repo, c->state_dir)) < 0)
+		return rc;
+	if ((rc = mirror_remote(&g->remote, g->repo, c->upstream_url)) < 0)
+		return rc;
+	char **specs = calloc(c->branches.n, sizeof(*specs));
+	if (!specs)
+		rc = err_set(ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < c->branches.n; i++) {
+		size_t len = 2 * strlen(c->branches.v[i]) + 32;
+		if (!(specs[i] = malloc(len)))
+			rc = err_set(ERR_NOMEM, "out of memory");
+		else
+			snprintf(specs[i], len, "+refs/heads/%s:refs/heads/%s", c->branches.v[i],
+				 c->branches.v[i]);
+	}
+	if (rc == 0)
+		rc = mirror_fetch(g->remote, specs, c->branches.n);
+	for (size_t i = 0; rc == 0 && i < c->branches.n; i++)
+		rc = poll_branch(d, s, g->repo, c->branches.v[i]);
+	for (size_t i = 0; specs && i < c->branches.n; i++)
+		free(specs[i]);
+	free(specs);
+	git_remote_free(g->remote);
+	g->remote = NULL;
+	return rc;
+}
+
+void *poller_main(void *arg)
+{
+	struct daemon *d = arg;
+	struct store *s = NULL;
+	struct cfg_ref *cfg = daemon_cfg_get(d);
+	if (store_sqlite_open(&s, cfg->c.state_dir) < 0) {
+		log_error("poller: %s", err_last());
+		atomic_store(&d->poll_failures, 1000);
+		daemon_cfg_put(cfg);
+		return NULL;
+	}
+	daemon_cfg_put(cfg);
+	struct poll_git g = { 0 };
+	while (!atomic_load(&d->stopping)) {
+		cfg = daemon_cfg_get(d);
+		int rc = poll_once(d, s, &g, &cfg->c);
+		int64_t wait = (int64_t)cfg->c.poll_interval_s * 1000;
+		if (rc < 0) {
+			int f = atomic_fetch_add(&d->poll_failures, 1) + 1;
+			atomic_fetch_add(&d->metrics.polls_failed, 1);
+			for (int i = 0;
+			     i < f && i < 20 && wait < cfg->c.poll_backoff_max_s * 1000LL; i++)
+				wait *= 2;
+			if (wait > cfg->c.poll_backoff_max_s * 1000LL)
+				wait = cfg->c.poll_backoff_max_s * 1000LL;
+			log_warn("poller: %s (failure %d, next try in %lld s)", err_last(), f,
+				 (long long)(wait / 1000));
+		} else {
+			atomic_store(&d->poll_failures, 0);
+			atomic_fetch_add(&d->metrics.polls_ok, 1);
+		}
+		daemon_cfg_put(cfg);
+		daemon_sleep(d, wait);
+	}
+	git_remote_free(g.remote);
+	git_repository_free(g.repo);
+	store_close(s);
+	return NULL;
+}

@@ -1,0 +1,119 @@
+/* The daemon's durable state behind an interface (a struct of function pointers), so that a
+ * PostgreSQL backend can follow the embedded SQLite one (store_sqlite.c) for several hosts
+ * sharing one queue. Every call is one transaction; a call that returns 0 has committed.
+ *
+ * Tables: deliveries (unique delivery id -> job), jobs (queued -> running -> awaiting ->
+ * reported, or failed; lease owner, expiry, attempts; a unique tip key so that the webhook and
+ * the poller never make two jobs for one tip), selections, results, outbox, poller cursors.
+ * One store handle is used by one thread at a time: each thread opens its own. */
+#ifndef RELAY_DAEMON_STORE_H
+#define RELAY_DAEMON_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_SCHEMA_VERSION 2
+
+enum job_state {
+	JOB_QUEUED = 0,
+	JOB_RUNNING,
+	JOB_AWAITING, /* selection recorded; waiting for executors / the outbox sender */
+	JOB_REPORTED,
+	JOB_FAILED,
+	JOB_STATES,
+};
+
+const char *job_state_name(enum job_state s);
+
+/* A job to create: the event that asked for it and the range. */
+struct job_spec {
+	const char *event;   /* "push", "pull_request", "poll" */
+	const char *ref;     /* refs/heads/main, refs/pull/N/head */
+	const char *base;    /* 40 hex or NULL (the worker resolves it) */
+	const char *head;    /* 40 hex */
+	const char *tip_key; /* unique: a second job with the same key is not made */
+	int64_t pr_number;   /* 0 if none */
+};
+
+/* One webhook delivery to commit. `ids` are the dedup keys (the X-GitHub-Delivery GUID, and for
+ * a CRCR dispatch the upstream delivery_id too); `job` is NULL for a delivery that makes no job. */
+struct intake_item {
+	const char *ids[2];
+	size_t n_ids;
+	const char *event;
+	const struct job_spec *job;
+	/* filled by the store */
+	int64_t job_id; /* the new or the original job; 0 when none */
+	bool duplicate; /* a delivery id was seen before: nothing was enqueued */
+};
+
+struct job_row {
+	int64_t id;
+	enum job_state state;
+	char event[24];
+	char ref[256];
+	char base[41], head[41];
+	int64_t pr_number;
+	int64_t attempts;
+	int64_t created_ms, updated_ms;
+	int64_t lease_expires_ms;
+	char lease_owner[64];
+	char detail[512];
+};
+
+struct store;
+
+struct store_ops {
+	void (*close)(struct store *s);
+	/* Commits every item in ONE transaction (group commit): duplicates found, jobs made or
+	 * found by tip key. Either all are durable on return 0, or none is. */
+	int (*intake)(struct store *s, struct intake_item *items, size_t n, int64_t now_ms);
+	/* Makes a job for a tip unless its tip key exists, and sets the poller cursor of
+	 * `cursor_ref` to the tip in the same transaction. *job_id: new job, or 0. */
+	int (*poll_tip)(struct store *s, int64_t *job_id, const struct job_spec *job,
+			const char *cursor_ref, int64_t now_ms);
+	int (*cursor_get)(struct store *s, char tip[41], const char *ref); /* ERR_NOTFOUND */
+	/* Claims the oldest queued job, or a running one whose lease has expired (attempts + 1;
+	 * past max_attempts it is failed instead). ERR_NOTFOUND when none. */
+	int (*claim)(struct store *s, struct job_row *out, const char *owner, int64_t lease_ms,
+		     int max_attempts, int64_t now_ms);
+	/* Extends the lease; ERR_BADSTATE when `owner` no longer holds it. */
+	int (*renew)(struct store *s, int64_t job_id, const char *owner, int64_t lease_ms,
+		     int64_t now_ms);
+	/* Puts a held job back to queued (drain). */
+	int (*release)(struct store *s, int64_t job_id, const char *owner, int64_t now_ms);
+	/* Moves a held job to `state` with a detail line, ending the lease. */
+	int (*finish)(struct store *s, int64_t job_id, const char *owner, enum job_state state,
+		      const char *detail, int64_t now_ms);
+	int (*selection_put)(struct store *s, int64_t job_id, const char *owner, const char *json,
+			     int64_t scheduled, int64_t now_ms);
+	int (*selection_get)(struct store *s, char **json, int64_t job_id); /* ERR_NOTFOUND */
+	int (*job_get)(struct store *s, struct job_row *out, int64_t id);   /* ERR_NOTFOUND */
+	/* Jobs with id < before (0: from the newest), newest first, at most `max`. */
+	int (*job_list)(struct store *s, struct job_row *out, size_t *n, size_t max,
+			int64_t before);
+	int (*job_counts)(struct store *s, int64_t counts[JOB_STATES]);
+	int (*delivery_count)(struct store *s, int64_t *n);
+	int (*outbox_depth)(struct store *s, int64_t *n);
+	int (*ping)(struct store *s);
+};
+
+struct store {
+	const struct store_ops *ops;
+};
+
+/* Opens (creating or migrating) the SQLite store in `dir`/spyre-ci.db. A store written by a
+ * newer version is refused (ERR_BADSTATE) and left untouched. */
+int store_sqlite_open(struct store **out, const char *dir);
+
+/* For tests: creates or migrates the database only up to `version`. */
+int store_sqlite_open_at(struct store **out, const char *dir, int version);
+
+static inline void store_close(struct store *s)
+{
+	if (s)
+		s->ops->close(s);
+}
+
+#endif

@@ -1,0 +1,342 @@
+/* A worker thread: claim, bring the range into the mirror, select, record, hand on. The
+ * selector's state that is exact across jobs (the catalog cache: blobs by id, catalogs by tree;
+ * the spec set, its resolver and the drift memo) lives in the worker and is kept between jobs;
+ * the specs are loaded again only when SIGHUP brought a new configuration. A lease keeper
+ * thread renews the lease while the job runs; every write of the job checks the lease. */
+#include "worker.h"
+
+#include <git2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/err.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "daemon.h"
+#include "mirror.h"
+#include "select_front.h"
+#include "selector/changes.h"
+#include "selector/select.h"
+#include "testspecs/resolve.h"
+#include "testspecs/spec.h"
+
+#define WORKER_IDLE_MS 1000
+
+struct worker {
+	struct daemon *d;
+	struct store *s;
+	char owner[64];
+	struct catalog_cache *cache;
+	unsigned specs_gen; /* the configuration the specs were loaded from (0: none) */
+	struct spec_set *specs;
+	struct spec_resolver *resolver;
+	struct select_drift_memo *memo;
+};
+
+static void specs_drop(struct worker *w)
+{
+	selector_drift_memo_destroy(w->memo);
+	testspecs_resolver_destroy(w->resolver);
+	testspecs_set_destroy(w->specs);
+	w->memo = NULL;
+	w->resolver = NULL;
+	w->specs = NULL;
+	w->specs_gen = 0;
+}
+
+static int specs_load(struct worker *w, const struct cfg_ref *cfg)
+{
+	if (w->specs && w->specs_gen == cfg->gen)
+		return 0;
+	specs_drop(w);
+	struct spec_load_opts o = { 0 };
+	int rc = testspecs_set_create(&w->specs);
+	for (size_t i = 0; rc == 0 && i < cfg->c.specs.n; i++)
+		if ((rc = testspecs_load_path(w->specs, cfg->c.specs.v[i], &o)) < 0)
+			err_prefix("specs %s", cfg->c.specs.v[i]);
+	if (rc == 0)
+		rc = testspecs_resolver_create(&w->resolver, w->specs);
+	if (rc == 0)
+		rc = selector_drift_memo_create(&w->memo, w->specs, w->resolver);
+	if (rc < 0) {
+		specs_drop(w);
+		return rc;
+	}
+	w->specs_gen = cfg->gen;
+	return 0;
+}
+
+static bool have_commit(git_repository *repo, const char *sha)
+{
+	git_oid oid;
+	git_commit *c = NULL;
+	if (git_oid_fromstr(&oid, sha) < 0 || git_commit_lookup(&c, repo, &oid) < 0)
+		return false;
+	git_commit_free(c);
+	return true;
+}
+
+/* Makes sure the head is in the mirror (fetching the job's ref if not) and finds a base when
+ * the event gave none: the merge base with the first watched branch for a pull request, the
+ * first parent otherwise. */
+static int prepare_range(struct job_row *j, const struct config *c)
+{
+	git_repository *repo = NULL;
+	int rc = mirror_open(&repo, c->state_dir);
+	if (rc == 0 && !have_commit(repo, j->head)) {
+		char spec[600];
+		snprintf(spec, sizeof(spec), "+%s:%s", j->ref, j->ref);
+		char *specs[] = { spec };
+		git_remote *remote = NULL;
+		rc = mirror_remote(&remote, repo, c->upstream_url);
+		if (rc == 0)
+			rc = mirror_fetch(remote, specs, 1);
+		git_remote_free(remote);
+		if (rc == 0 && !have_commit(repo, j->head))
+			rc = err_set(ERR_NOTFOUND, "commit %s is not upstream", j->head);
+	}
+	git_oid head, other;
+	if (rc == 0 && !j->base[0] && git_oid_fromstr(&head, j->head) == 0) {
+		char ref[300];
+		snprintf(ref, sizeof(ref), "refs/heads/%s", c->branches.v[0]);
+		git_commit *hc = NULL;
+		if (j->pr_number && git_reference_name_to_id(&other, repo, ref) == 0) {
+			char prev[41];
+			git_oid_tostr(prev, sizeof(prev), &other);
+			mirror_base(j->base, repo, prev, j->head);
+		} else if (git_commit_lookup(&hc, repo, &head) == 0 &&
+			   git_commit_parentcount(hc) > 0) {
+			git_oid_tostr(j->base, sizeof(j->base), git_commit_parent_id(hc, 0));
+		}
+		git_commit_free(hc);
+	}
+	git_repository_free(repo);
+	return rc;
+}
+
+static int renew(struct worker *w, const struct job_row *j, const struct config *c)
+{
+	return w->s->ops->renew(w->s, j->id, w->owner, (int64_t)c->lease_s * 1000, clock_wall_ms());
+}
+
+static int select_range(struct worker *w, const struct job_row *j, const struct config *c,
+			struct select_report *rep)
+{
+	char repo[PATH_TEXT_MAX];
+	struct change_set *cs = NULL;
+	struct front f = { .cache = w->cache, .cache_borrowed = true };
+	struct select_budget budget;
+	int rc = mirror_path(repo, sizeof(repo), c->state_dir);
+	if (rc == 0)
+		rc = selector_budget_parse(&budget, c->selection_budget);
+	if (rc == 0)
+		rc = selector_changes_from_git(&cs, repo, j->base[0] ? j->base : NULL, j->head,
+					       NULL);
+	if (rc == 0)
+		rc = renew(w, j, c);
+	if (rc == 0)
+		rc = front_catalogs(&f, repo, j->base[0] ? j->base : NULL, j->head, NULL);
+	if (rc == 0)
+		rc = front_impact(&f, cs);
+	if (rc == 0)
+		rc = renew(w, j, c);
+	if (rc == 0) {
+		selector_report_set_front(rep, f.head->n_tests, cs->n_files, f.n_cands);
+		if (f.impact->fallback)
+			selector_report_set_fallback(rep, f.impact->fallback_reason);
+		struct select_stage3_opts o3 = { .catalog_ids = f.ids,
+						 .n_catalog = f.head->n_tests,
+						 .drift_memo = w->memo };
+		rc = selector_stage3_run(rep, w->specs, w->resolver, f.cands, f.n_cands, &o3);
+	}
+	if (rc == 0)
+		rc = selector_stage4_run(rep, NULL, NULL, &budget, (size_t)c->selection_shards);
+	front_finish(&f);
+	selector_change_set_destroy(cs);
+	return rc;
+}
+
+static void publish_funnel(struct daemon *d, const struct select_report *rep)
+{
+	atomic_store(&d->metrics.funnel_last[0], rep->stages[0].in);
+	for (int i = 1; i < 4; i++)
+		atomic_store(&d->metrics.funnel_last[i], rep->stages[i].out);
+}
+
+/* After the selection is recorded: the executors and the outbox, when they are plugged in. */
+static int hand_on(struct worker *w, const struct job_row *j, const char *json, size_t scheduled)
+{
+	const struct worker_seams *sm = &w->d->seams;
+	int64_t now = clock_wall_ms();
+	char detail[200];
+	if (!sm->run_cases) {
+		snprintf(detail, sizeof(detail),
+			 "selection recorded (%zu tests scheduled); waiting for the kernel-case "
+			 "executors",
+			 scheduled);
+		return w->s->ops->finish(w->s, j->id, w->owner, JOB_AWAITING, detail, now);
+	}
+	int rc = sm->queue_message ? sm->queue_message(sm->ctx, w->s, j, "in_progress") : 0;
+	if (rc == 0)
+		rc = sm->run_cases(sm->ctx, w->s, j, json);
+	if (rc == 0 && sm->queue_message)
+		rc = sm->queue_message(sm->ctx, w->s, j, "completed");
+	if (rc < 0)
+		return rc;
+	return w->s->ops->finish(w->s, j->id, w->owner,
+				 sm->queue_message ? JOB_REPORTED : JOB_AWAITING,
+				 sm->queue_message ? "results queued for the dashboard"
+						   : "results recorded; waiting for the outbox",
+				 clock_wall_ms());
+}
+
+/* Keeps a job's lease alive while the worker is busy with it (the selector on a large range,
+ * the executors): a thread of its own, with its own store handle, renewing every third of the
+ * lease. A renewal that fails means the lease was lost; the worker then finds out at its next
+ * write, which checks the lease in the same transaction. */
+struct keeper {
+	struct daemon *d;
+	const char *owner, *state_dir;
+	int64_t job_id, lease_ms;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	bool done;
+	pthread_t thread;
+};
+
+static void *keeper_main(void *arg)
+{
+	struct keeper *k = arg;
+	struct store *s = NULL;
+	if (store_sqlite_open(&s, k->state_dir) < 0) {
+		log_error("lease keeper: %s", err_last());
+		return NULL;
+	}
+	pthread_mutex_lock(&k->mu);
+	while (!k->done) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t ns = ts.tv_nsec + (k->lease_ms / 3 % 1000) * 1000000;
+		ts.tv_sec += (time_t)(k->lease_ms / 3 / 1000 + ns / 1000000000);
+		ts.tv_nsec = (long)(ns % 1000000000);
+		pthread_cond_timedwait(&k->cond, &k->mu, &ts);
+		if (!k->done &&
+		    s->ops->renew(s, k->job_id, k->owner, k->lease_ms, clock_wall_ms()) < 0)
+			log_warn("job %lld: lease renewal failed: %s", (long long)k->job_id,
+				 err_last());
+	}
+	pthread_mutex_unlock(&k->mu);
+	store_close(s);
+	return NULL;
+}
+
+static int keeper_start(struct keeper *k, struct worker *w, const struct job_row *j,
+			const struct config *c)
+{
+	*k = (struct keeper){ .d = w->d,
+			      .owner = w->owner,
+			      .state_dir = c->state_dir,
+			      .job_id = j->id,
+			      .lease_ms = (int64_t)c->lease_s * 1000 };
+	pthread_mutex_init(&k->mu, NULL);
+	pthread_cond_init(&k->cond, NULL);
+	if (pthread_create(&k->thread, NULL, keeper_main, k) != 0)
+		return err_set(ERR_GENERIC, "cannot start the lease keeper");
+	return 0;
+}
+
+static void keeper_stop(struct keeper *k)
+{
+	pthread_mutex_lock(&k->mu);
+	k->done = true;
+	pthread_cond_signal(&k->cond);
+	pthread_mutex_unlock(&k->mu);
+	pthread_join(k->thread, NULL);
+	pthread_mutex_destroy(&k->mu);
+	pthread_cond_destroy(&k->cond);
+}
+
+static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *cfg)
+{
+	struct keeper k;
+	if (keeper_start(&k, w, j, &cfg->c) < 0) {
+		log_error("job %lld: %s", (long long)j->id, err_last());
+		w->s->ops->release(w->s, j->id, w->owner, clock_wall_ms());
+		return;
+	}
+	struct select_report rep;
+	selector_report_init(&rep);
+	char *json = NULL;
+	int rc = prepare_range(j, &cfg->c);
+	if (rc == 0)
+		rc = specs_load(w, cfg);
+	if (rc == 0)
+		rc = select_range(w, j, &cfg->c, &rep);
+	if (rc == 0 && !(json = selector_report_json(&rep)))
+		rc = err_set(ERR_NOMEM, "out of memory");
+	if (rc == 0)
+		rc = w->s->ops->selection_put(w->s, j->id, w->owner, json,
+					      (int64_t)rep.stages[3].out, clock_wall_ms());
+	if (rc == 0) {
+		atomic_fetch_add(&w->d->metrics.selections_ok, 1);
+		publish_funnel(w->d, &rep);
+		rc = hand_on(w, j, json, rep.stages[3].out);
+	}
+	if (rc < 0) {
+		char detail[400];
+		snprintf(detail, sizeof(detail), "%s", err_last());
+		atomic_fetch_add(&w->d->metrics.selections_failed, 1);
+		log_error("job %lld: %s", (long long)j->id, detail);
+		if (rc != ERR_BADSTATE) /* a lost lease is someone else's job now */
+			w->s->ops->finish(w->s, j->id, w->owner, JOB_FAILED, detail,
+					  clock_wall_ms());
+	} else {
+		log_info("job %lld: %s..%.12s selected", (long long)j->id,
+			 j->base[0] ? j->base : "(root)", j->head);
+	}
+	keeper_stop(&k);
+	free(json);
+	selector_report_finish(&rep);
+}
+
+void *worker_main(void *arg)
+{
+	static atomic_int next_index;
+	struct worker w = { .d = arg };
+	snprintf(w.owner, sizeof(w.owner), "pid%ld-w%d", (long)getpid(),
+		 atomic_fetch_add(&next_index, 1));
+	struct cfg_ref *cfg = daemon_cfg_get(w.d);
+	int rc = store_sqlite_open(&w.s, cfg->c.state_dir);
+	if (rc == 0)
+		rc = selector_catalog_cache_create(&w.cache, 0);
+	daemon_cfg_put(cfg);
+	if (rc < 0)
+		log_error("worker %s: %s", w.owner, err_last());
+	while (rc == 0 && !atomic_load(&w.d->stopping)) {
+		cfg = daemon_cfg_get(w.d);
+		struct job_row j;
+		int c = w.s->ops->claim(w.s, &j, w.owner, (int64_t)cfg->c.lease_s * 1000,
+					cfg->c.max_attempts, clock_wall_ms());
+		if (c == 0) {
+			log_info("worker %s: claimed job %lld (attempt %lld)", w.owner,
+				 (long long)j.id, (long long)j.attempts);
+			run_job(&w, &j, cfg);
+		}
+		daemon_cfg_put(cfg);
+		if (c == ERR_NOTFOUND)
+			daemon_sleep(w.d, WORKER_IDLE_MS);
+		else if (c < 0) {
+			log_error("worker %s: %s", w.owner, err_last());
+			daemon_sleep(w.d, WORKER_IDLE_MS);
+		}
+	}
+	specs_drop(&w);
+	selector_catalog_cache_destroy(w.cache);
+	store_close(w.s);
+	return NULL;
+}

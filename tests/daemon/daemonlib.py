@@ -1,0 +1,116 @@
+"""Helpers for the daemon's integration tests: a state directory with a configuration and a
+webhook secret, the real `spyre-ci serve` started on 127.0.0.1 with a free port, signed
+deliveries, and a clean stop (SIGTERM must exit 0)."""
+import hashlib
+import hmac
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+SECRET = b"It's a Secret to Everybody"
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                        "github-webhooks")
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name), "rb") as f:
+        return f.read()
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def sign(body, secret=SECRET):
+    return "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
+
+
+class Daemon:
+    def __init__(self, binary, extra="", workdir=None, port=None):
+        self.binary = binary
+        self.dir = workdir or tempfile.mkdtemp(prefix="spyre-ci-daemon-")
+        self.port = port or free_port()
+        self.secret_path = os.path.join(self.dir, "secret")
+        with open(self.secret_path, "wb") as f:
+            f.write(SECRET + b"\n")
+        self.config = os.path.join(self.dir, "config.yaml")
+        self.write_config(extra)
+        self.proc = None
+        self.log = os.path.join(self.dir, "daemon.log")
+
+    def write_config(self, extra):
+        with open(self.config, "w") as f:
+            f.write("listen: 127.0.0.1:%d\nstate_dir: %s/state\n" % (self.port, self.dir))
+            f.write("webhook:\n  secret_file: %s\n" % self.secret_path)
+            f.write(extra)
+
+    def start(self):
+        logf = open(self.log, "ab")
+        self.proc = subprocess.Popen([self.binary, "serve", "--config", self.config],
+                                     stdout=logf, stderr=logf)
+        for _ in range(500):
+            if self.proc.poll() is not None:
+                raise AssertionError("daemon exited %d: %s" % (self.proc.returncode,
+                                                               open(self.log).read()))
+            try:
+                if self.get("/healthz")[0] == 200:
+                    return self
+            except OSError:
+                time.sleep(0.02)
+        raise AssertionError("daemon did not answer /healthz")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(timeout=60)
+        assert rc == 0, "SIGTERM: exit %d\n%s" % (rc, open(self.log).read())
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=60)
+
+    def request(self, method, path, body=None, headers=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, data
+
+    def get(self, path):
+        st, data = self.request("GET", path)
+        return st, (json.loads(data) if data[:1] == b"{" else data.decode())
+
+    def deliver(self, event, delivery, body, signature=True, content_type="application/json"):
+        headers = {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery,
+                   "Content-Type": content_type}
+        if signature is True:
+            headers["X-Hub-Signature-256"] = sign(body)
+        elif signature:
+            headers["X-Hub-Signature-256"] = signature
+        st, data = self.request("POST", "/github/webhook", body, headers)
+        return st, json.loads(data) if data else None
+
+    def jobs(self):
+        out, before = [], ""
+        while True:
+            st, page = self.get("/api/jobs?limit=100" + before)
+            assert st == 200, page
+            out += page["jobs"]
+            if "next_before" not in page:
+                return out
+            before = "&before=%d" % page["next_before"]
+
+
+def dispatch(client_payload, repo="torch-spyre/torch-spyre"):
+    return json.dumps({"action": client_payload.get("event_type", "x"),
+                       "client_payload": client_payload,
+                       "repository": {"full_name": repo}}).encode()

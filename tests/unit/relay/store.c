@@ -1,0 +1,196 @@
+/* Tests of the daemon's SQLite store: intake and dedup, tip keys, leases (claim, renew, expiry
+ * and reclaim, give-up after max attempts, release), migrations of an older state directory in
+ * place, and a newer one refused untouched. */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "store.h"
+
+static char dir[256];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/spyre-ci-store-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char p[512];
+	const char *files[] = { "spyre-ci.db", "spyre-ci.db-wal", "spyre-ci.db-shm" };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+TestSuite(store, .init = make_dir, .fini = remove_dir);
+
+static struct job_spec push_job(const char *head, char *key)
+{
+	sprintf(key, "push:%s", head);
+	return (struct job_spec){
+		.event = "push", .ref = "refs/heads/main", .head = head, .tip_key = key
+	};
+}
+
+static int64_t deliver(struct store *s, const char *id, const char *id2, const char *head,
+		       bool *dup)
+{
+	char key[64];
+	struct job_spec j = push_job(head, key);
+	struct intake_item it = {
+		.ids = { id, id2 }, .n_ids = id2 ? 2 : 1, .event = "push", .job = &j
+	};
+	cr_assert_eq(s->ops->intake(s, &it, 1, 1000), 0, "%s", err_last());
+	*dup = it.duplicate;
+	return it.job_id;
+}
+
+#define A40 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define B40 "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+Test(store, intake_dedups_by_delivery_and_by_tip)
+{
+	struct store *s;
+	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
+	bool dup;
+	int64_t j1 = deliver(s, "d1", NULL, A40, &dup);
+	cr_assert(j1 > 0 && !dup);
+	cr_assert_eq(deliver(s, "d1", NULL, A40, &dup), j1);
+	cr_assert(dup);
+	/* another delivery of the same tip: recorded, same job */
+	cr_assert_eq(deliver(s, "d2", NULL, A40, &dup), j1);
+	cr_assert(!dup);
+	/* a dispatch whose upstream id was seen: duplicate, and its own id recorded */
+	cr_assert_eq(deliver(s, "outer", "d1", B40, &dup), j1);
+	cr_assert(dup);
+	cr_assert_eq(deliver(s, "outer", NULL, B40, &dup), j1);
+	cr_assert(dup);
+	int64_t n;
+	cr_assert_eq(s->ops->delivery_count(s, &n), 0);
+	cr_assert_eq(n, 3);
+	int64_t counts[JOB_STATES];
+	cr_assert_eq(s->ops->job_counts(s, counts), 0);
+	cr_assert_eq(counts[JOB_QUEUED], 1);
+	store_close(s);
+}
+
+Test(store, lease_expiry_and_reclaim)
+{
+	struct store *s, *t;
+	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
+	cr_assert_eq(store_sqlite_open(&t, dir), 0, "%s", err_last());
+	bool dup;
+	int64_t id = deliver(s, "d1", NULL, A40, &dup);
+	struct job_row j;
+	cr_assert_eq(s->ops->claim(s, &j, "w1", 100, 3, 1000), 0, "%s", err_last());
+	cr_assert_eq(j.id, id);
+	cr_assert_eq(j.state, JOB_RUNNING);
+	cr_assert_eq(j.attempts, 1);
+	/* held: nobody else gets it before expiry */
+	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 3, 1050), ERR_NOTFOUND);
+	cr_assert_eq(s->ops->renew(s, id, "w1", 100, 1090), 0);
+	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 3, 1150), ERR_NOTFOUND);
+	/* w1 "crashes": after expiry w2 reclaims it, and w1's lease is gone */
+	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 3, 1200), 0);
+	cr_assert_eq(j.attempts, 2);
+	cr_assert_str_eq(j.lease_owner, "w2");
+	cr_assert_eq(s->ops->renew(s, id, "w1", 100, 1210), ERR_BADSTATE);
+	cr_assert_eq(s->ops->finish(s, id, "w1", JOB_AWAITING, "x", 1210), ERR_BADSTATE);
+	cr_assert_eq(t->ops->selection_put(t, id, "w2", "{\"stages\":[]}", 0, 1220), 0);
+	cr_assert_eq(t->ops->finish(t, id, "w2", JOB_AWAITING, "waiting", 1230), 0);
+	cr_assert_eq(s->ops->job_get(s, &j, id), 0);
+	cr_assert_eq(j.state, JOB_AWAITING);
+	cr_assert_str_eq(j.detail, "waiting");
+	store_close(s);
+	store_close(t);
+}
+
+Test(store, gives_up_after_max_attempts_and_release_keeps_attempts)
+{
+	struct store *s;
+	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
+	bool dup;
+	int64_t id = deliver(s, "d1", NULL, A40, &dup);
+	struct job_row j;
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 0), 0);
+	cr_assert_eq(s->ops->release(s, id, "w", 1), 0);
+	cr_assert_eq(s->ops->job_get(s, &j, id), 0);
+	cr_assert_eq(j.state, JOB_QUEUED);
+	cr_assert_eq(j.attempts, 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 2), 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 100), 0); /* expired: attempt 2 */
+	cr_assert_eq(j.attempts, 2);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 200), ERR_NOTFOUND); /* given up */
+	cr_assert_eq(s->ops->job_get(s, &j, id), 0);
+	cr_assert_eq(j.state, JOB_FAILED);
+	store_close(s);
+}
+
+Test(store, poll_tip_and_webhook_share_tips)
+{
+	struct store *s;
+	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
+	bool dup;
+	int64_t id = deliver(s, "d1", NULL, A40, &dup);
+	char key[64], tip[41];
+	struct job_spec a = push_job(A40, key);
+	int64_t made;
+	cr_assert_eq(s->ops->poll_tip(s, &made, &a, "refs/heads/main", 5), 0);
+	cr_assert_eq(made, 0);
+	cr_assert_eq(s->ops->cursor_get(s, tip, "refs/heads/main"), 0);
+	cr_assert_str_eq(tip, A40);
+	char key2[64];
+	struct job_spec b = push_job(B40, key2);
+	cr_assert_eq(s->ops->poll_tip(s, &made, &b, "refs/heads/main", 6), 0);
+	cr_assert(made > id);
+	cr_assert_eq(s->ops->cursor_get(s, tip, "refs/heads/main"), 0);
+	cr_assert_str_eq(tip, B40);
+	store_close(s);
+}
+
+Test(store, older_schema_migrated_in_place)
+{
+	struct store *s;
+	cr_assert_eq(store_sqlite_open_at(&s, dir, 1), 0, "%s", err_last());
+	bool dup;
+	int64_t id = deliver(s, "d1", NULL, A40, &dup); /* version 1 has no detail column yet */
+	store_close(s);
+	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
+	struct job_row j;
+	cr_assert_eq(s->ops->job_get(s, &j, id), 0, "%s", err_last());
+	cr_assert_str_eq(j.head, A40);
+	cr_assert_eq(deliver(s, "d1", NULL, A40, &dup), id);
+	cr_assert(dup);
+	store_close(s);
+}
+
+Test(store, newer_schema_refused_untouched)
+{
+	struct store *s;
+	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
+	store_close(s);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/spyre-ci.db", dir);
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "UPDATE schema_meta SET value = 99", NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(db);
+	cr_assert_eq(store_sqlite_open(&s, dir), ERR_BADSTATE);
+	cr_assert(strstr(err_last(), "newer") != NULL, "%s", err_last());
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(db, "SELECT value FROM schema_meta", -1, &st, NULL);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int(st, 0), 99);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
