@@ -290,6 +290,7 @@ static double hw_value(const struct spyre_hw *hw, const char *key)
 		{ "vec_elems_per_cycle", hw->vec_elems_per_cycle },
 		{ "transcendental_factor", hw->transcendental_factor },
 		{ "dma_setup_cycles", hw->dma_setup_cycles },
+		{ "pe_simd_lanes", hw->pe_simd_lanes },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (strcmp(t[i].key, key) == 0)
@@ -331,6 +332,21 @@ static int cmd_hw(struct emu_args *a)
 			       p->source);
 		else
 			printf("  %-22s %12s  %-8s %s\n", p->key, "(above)", label, p->source);
+	}
+	/* derived, so it carries the label of what it rests on */
+	const char *peak_label = "estimate: corelets x pe_rows x pe_cols x pe_simd_lanes x 2 FLOP "
+				 "x cores x clock_ghz";
+	if (o) {
+		json_t *e = json_object();
+		jx_set_real(e, "value", spyre_hw_peak_tflops(&hw));
+		jx_set_real(e, "flop_per_cycle_per_core", spyre_hw_peak_flops_per_cycle(&hw));
+		jx_set_str(e, "label", "estimate");
+		jx_set_str(e, "source", peak_label);
+		jx_set_new(o, "peak_fp16_tflops", e); /* o owns it now */
+	} else {
+		printf("  %-22s %12.4g  %-8s %s (%.0f FLOP/cycle/core)\n", "peak_fp16_tflops",
+		       spyre_hw_peak_tflops(&hw), "derived", peak_label,
+		       spyre_hw_peak_flops_per_cycle(&hw));
 	}
 	return o ? print_json(o) : CLI_OK;
 }
