@@ -195,6 +195,7 @@ int plan__variants_norm(const struct plan_ctx *c, struct plan_variant *out)
 		out[n].scratch_bytes =
 		    (uint64_t)c->in[0].rows * (uint64_t)(c->in[0].sticks * c->in[0].eps * 4);
 		n++;
+		n += plan__variants_softmax_cols(c, &out[n]);
 	}
 	return n;
 }
