@@ -5,7 +5,8 @@
  *    S_j = S_{j-1} * exp(M_{j-1} - M_j) + sum exp(x - M_j)   (fp32)
  *  Pass 2, per chunk: out = exp(x - M) / S, rounded once, stored.
  * The input is read twice, against once for `fused_lx_rows*` (which needs the whole row in LX)
- * and the fp32 intermediate written and read by `spill_devmem_rows16`. */
+ * and the fp32 intermediate written and read by `spill_devmem_rows16`; it is offered only for
+ * rows the fused plan cannot hold. */
 #include <stdio.h>
 #include <string.h>
 
@@ -162,9 +163,13 @@ static int build_online(struct plan_ctx *c, const struct plan_variant *pv)
 	return rc;
 }
 
+/* Only for rows that `fused_lx_rows*` cannot hold (a row and its output in half of LX): where
+ * both plan, which one is fastest could depend on the core count, and so would the bits. */
 int plan__variants_softmax_cols(const struct plan_ctx *c, struct plan_variant *out)
 {
-	(void)c;
+	uint64_t row = (uint64_t)(c->in[0].sticks + c->out.sticks) * STICK;
+	if (row <= c->hw->lx_bytes / 2 / STICK * STICK)
+		return 0;
 	snprintf(out->name, sizeof(out->name), "online_cols4096");
 	out->build = build_online;
 	out->a = 4096;
