@@ -294,7 +294,7 @@ static int pointwise_tile(struct plan_ctx *c, int core, int64_t r0, int64_t tr, 
 	 * input has. Lanes of the output beyond that are zeroed first (bool outputs). */
 	int64_t cols = ns_out * o->eps;
 	for (int t = 0; t < c->nin; t++)
-		if (!(v.bcast_col & (1u << t)) && c->in[t].cols > 1) {
+		if (!(v.bcast_col & (1u << t))) {
 			int64_t have = (w + c->in[t].eps - 1) / c->in[t].eps * c->in[t].eps;
 			cols = have < cols ? have : cols;
 		}
