@@ -313,8 +313,8 @@ static int finish_results(struct tsim *s, int keep_schedule)
 	return rc;
 }
 
-int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
-		      struct spyre_timing *t, int keep_schedule)
+int spyre_launch_time_validated(const struct spyre_launch *l, const struct spyre_hw *hw,
+				struct spyre_timing *t, int keep_schedule)
 {
 	memset(t, 0, sizeof(*t));
 	t->ncores = l->ncores;
@@ -322,10 +322,7 @@ int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
 		return err_set(ERR_INVAL, "timing: hardware %s has no device bandwidth or stick",
 			       hw->name);
 	struct tsim s;
-	int rc = spyre_launch_validate(l, hw); /* the model trusts every extent */
-	if (rc < 0)
-		return rc;
-	rc = tsim_init(&s, l, hw, t);
+	int rc = tsim_init(&s, l, hw, t);
 	while (rc == 0 && s.committed < s.total)
 		rc = step(&s);
 	if (rc == 0)
@@ -334,6 +331,41 @@ int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
 	if (rc < 0)
 		spyre_timing_finish(t);
 	return rc;
+}
+
+int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
+		      struct spyre_timing *t, int keep_schedule)
+{
+	memset(t, 0, sizeof(*t));
+	int rc = spyre_launch_validate(l, hw); /* the model trusts every extent */
+	return rc < 0 ? rc : spyre_launch_time_validated(l, hw, t, keep_schedule);
+}
+
+uint64_t spyre_launch_lower_bound(const struct spyre_launch *l, const struct spyre_hw *hw)
+{
+	uint64_t chan = 0, best = 0;
+	for (int c = 0; c < l->ncores; c++) {
+		uint64_t dma = 0, pe = 0, vec = 0;
+		const struct spyre_program *p = &l->prog[c];
+		for (size_t i = 0; i < p->n; i++) {
+			const struct spyre_insn *in = &p->insns[i];
+			if (in->op == SPYRE_OP_DMA_LOAD || in->op == SPYRE_OP_DMA_STORE) {
+				uint64_t bytes =
+				    (uint64_t)in->u.dma.rows * in->u.dma.sticks * hw->stick_bytes;
+				uint64_t x = timing__dma_transfer_cycles(bytes, hw);
+				chan += x;
+				dma += x + hw->dma_setup_cycles;
+			} else if (in->op == SPYRE_OP_MATMUL) {
+				pe += timing__matmul_cycles(&in->u.mm, hw);
+			} else if (in->op == SPYRE_OP_VEC) {
+				vec += spyre_kernel_cycles(&in->u.vec, hw);
+			}
+		}
+		uint64_t m = dma > pe ? dma : pe;
+		m = m > vec ? m : vec;
+		best = m > best ? m : best;
+	}
+	return chan > best ? chan : best;
 }
 
 void spyre_timing_finish(struct spyre_timing *t)

@@ -45,51 +45,18 @@ static void dep_on(struct tnode *node, const struct tnode *core_nodes, int32_t o
 		node->dep[r] = other;
 }
 
-/* Calls fn on every stick of an access. */
-static void walk(const struct lx_access *x, uint32_t sb, struct stick *tab,
-		 void (*fn)(struct stick *, void *), void *ctx)
-{
-	for (uint64_t r = 0; r < x->rows; r++) {
-		uint64_t lo = x->addr + r * x->stride, hi = lo + x->len;
-		for (uint64_t k = lo / sb; k < (hi + sb - 1) / sb; k++)
-			fn(&tab[k], ctx);
-		if (x->stride == 0)
-			break;
+/* Runs `body` with `st` on every stick of access `x` (a macro, not a callback: this loop is
+ * most of what timing a large launch costs). */
+#define FOR_STICKS(x, sb, tab, body)                                                               \
+	for (uint64_t r_ = 0; r_ < (x)->rows; r_++) {                                              \
+		uint64_t lo_ = (x)->addr + r_ * (x)->stride, hi_ = lo_ + (x)->len;                 \
+		struct stick *st = &(tab)[lo_ / (sb)], *end_ = &(tab)[(hi_ + (sb)-1) / (sb)];      \
+		for (; st < end_; st++) {                                                          \
+			body;                                                                      \
+		}                                                                                  \
+		if ((x)->stride == 0)                                                              \
+			break;                                                                     \
 	}
-}
-
-struct depctx {
-	struct tnode *node;
-	const struct tnode *core_nodes;
-};
-
-static void on_read(struct stick *st, void *p)
-{
-	struct depctx *d = p;
-	dep_on(d->node, d->core_nodes, st->writer);
-}
-
-static void on_write(struct stick *st, void *p)
-{
-	struct depctx *d = p;
-	dep_on(d->node, d->core_nodes, st->writer);
-	for (int r = 0; r < RES_COUNT; r++)
-		dep_on(d->node, d->core_nodes, st->reader[r]);
-}
-
-static void mark_read(struct stick *st, void *p)
-{
-	const struct tnode *n = p;
-	st->reader[n->res] = (int32_t)n->insn;
-}
-
-static void mark_write(struct stick *st, void *p)
-{
-	const struct tnode *n = p;
-	st->writer = (int32_t)n->insn;
-	for (int r = 0; r < RES_COUNT; r++)
-		st->reader[r] = -1;
-}
 
 static void core_deps(struct tsim *s, int c, struct stick *tab, size_t nsticks)
 {
@@ -99,6 +66,18 @@ static void core_deps(struct tsim *s, int c, struct stick *tab, size_t nsticks)
 	int32_t last_on[RES_COUNT], last_barrier = -1;
 	for (int r = 0; r < RES_COUNT; r++)
 		last_on[r] = -1;
+	uint64_t top = 0; /* only the sticks the program touches need clearing */
+	for (size_t i = 0; i < p->n; i++) {
+		struct insn_access a;
+		program__access(&p->insns[i], sb, &a);
+		for (int j = 0; j < a.nrd; j++)
+			top = program__access_end(&a.rd[j]) > top ? program__access_end(&a.rd[j])
+								  : top;
+		if (a.nwr && program__access_end(&a.wr) > top)
+			top = program__access_end(&a.wr);
+	}
+	if ((top + sb - 1) / sb < nsticks)
+		nsticks = (size_t)((top + sb - 1) / sb);
 	for (size_t k = 0; k < nsticks; k++) {
 		tab[k].writer = -1;
 		for (int r = 0; r < RES_COUNT; r++)
@@ -106,7 +85,6 @@ static void core_deps(struct tsim *s, int c, struct stick *tab, size_t nsticks)
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		struct tnode *n = &nodes[i];
-		struct depctx d = { n, nodes };
 		struct insn_access a;
 		program__access(&p->insns[i], sb, &a);
 		dep_on(n, nodes, last_barrier);
@@ -115,14 +93,30 @@ static void core_deps(struct tsim *s, int c, struct stick *tab, size_t nsticks)
 				dep_on(n, nodes, last_on[r]);
 			last_barrier = (int32_t)i;
 		}
-		for (int j = 0; j < a.nrd; j++)
-			walk(&a.rd[j], sb, tab, on_read, &d);
+		int32_t me = (int32_t)i;
+		for (int j = 0; j < a.nrd; j++) {
+			int32_t prev = -1;
+			FOR_STICKS(
+			    &a.rd[j], sb, tab, if (st->writer != prev) {
+				    prev = st->writer;
+				    dep_on(n, nodes, prev);
+			    });
+		}
 		if (a.nwr)
-			walk(&a.wr, sb, tab, on_write, &d);
+			FOR_STICKS(&a.wr, sb, tab, {
+				dep_on(n, nodes, st->writer);
+				for (int q = 0; q < RES_COUNT; q++)
+					if (st->reader[q] > n->dep[q] && st->reader[q] != me)
+						n->dep[q] = st->reader[q];
+			});
 		for (int j = 0; j < a.nrd; j++)
-			walk(&a.rd[j], sb, tab, mark_read, n);
+			FOR_STICKS(&a.rd[j], sb, tab, st->reader[n->res] = me);
 		if (a.nwr)
-			walk(&a.wr, sb, tab, mark_write, n);
+			FOR_STICKS(&a.wr, sb, tab, {
+				st->writer = me;
+				for (int q = 0; q < RES_COUNT; q++)
+					st->reader[q] = -1;
+			});
 		last_on[n->res] = (int32_t)i;
 	}
 }
