@@ -87,6 +87,13 @@ int plan__variants_layout(const struct plan_ctx *c, struct plan_variant *out);
 /* Builders other plans compose (with a plan_ctx of their own making). */
 int plan__build_pointwise(struct plan_ctx *c, const struct plan_variant *pv);
 int plan__build_mm(struct plan_ctx *c, const struct plan_variant *pv);
+/* The re-stick of a transpose of the last two dimensions as a relayout between two ops: over the
+ * ring (`ring`) or through device memory with a barrier; `in_lx`: the producer left its rows in
+ * LX and the consumer takes the assembled rows from LX, so the rows are neither loaded nor
+ * stored (that launch is for the timing model only: it reads LX it did not write). */
+int plan__relayout_build(struct plan_ctx *c, int ring, int in_lx);
+/* Device scratch the device-memory relayout needs (0: the re-stick does not fit LX). */
+uint64_t plan__relayout_scratch(const struct plan_ctx *c);
 /* Every core waits at a barrier (between phases that hand data through device memory). */
 int plan__barrier_all(struct plan_ctx *c);
 /* A device tensor of `shape` at `addr` in the default layout. */

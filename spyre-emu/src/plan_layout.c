@@ -98,6 +98,7 @@ struct tgeom {
 	int64_t mb[SPYRE_CORES_MAX + 1], nb[SPYRE_CORES_MAX + 1]; /* block bounds */
 	uint32_t in, piece, asm_, recv, end;                      /* LX regions */
 	uint32_t slot;                                            /* bytes of one received piece */
+	int in_lx; /* a relayout between two ops: rows come from and go to LX */
 };
 
 static int tgeom_of(const struct plan_ctx *c, int ncores, struct tgeom *g)
@@ -153,7 +154,7 @@ static int restick_load_transpose(struct plan_ctx *c, const struct tgeom *g, int
 	int64_t bmp = (bm + in->eps - 1) / in->eps * in->eps;
 	uint32_t row = (uint32_t)(g->Np * in->esize);
 	int rc = 0;
-	for (int64_t j = 0; j < bm && !rc; j++)
+	for (int64_t j = 0; j < bm && !rc && !g->in_lx; j++)
 		rc = plan__dma_row(c, k, 1, in, b * g->M + m0 + j, 0, g->Np / in->eps,
 				   base + g->in + (uint32_t)j * row);
 	if (!rc && bmp > bm) /* the pad lanes of the output sticks are zero */
@@ -197,7 +198,7 @@ static int restick_store(struct plan_ctx *c, const struct tgeom *g, int j, int64
 	int64_t n0 = g->nb[j], bn = min64(g->nb[j + 1], g->N) - n0;
 	uint32_t row = (uint32_t)(g->Mp * o->esize);
 	int rc = 0;
-	for (int64_t r = 0; r < bn && !rc; r++)
+	for (int64_t r = 0; r < bn && !rc && !g->in_lx; r++)
 		rc = plan__dma_row(c, j, 0, o, b * g->N + n0 + r, 0, o->sticks,
 				   base + g->asm_ + (uint32_t)r * row);
 	return rc;
@@ -209,6 +210,7 @@ static int build_restick(struct plan_ctx *c, const struct plan_variant *pv)
 	int rc = tgeom_of(c, c->launch->ncores, &g);
 	const struct plan_tensor *in = &c->in[0];
 	int ring = pv->a == 1;
+	g.in_lx = pv->b == 1;
 	uint64_t es = in->esize;
 	for (int64_t b = 0; b < g.B && !rc; b++) {
 		uint32_t base = (uint32_t)((b % 2) * g.end);
@@ -302,6 +304,22 @@ static int build_tiles_direct(struct plan_ctx *c, const struct plan_variant *pv)
 		}
 	}
 	return rc;
+}
+
+int plan__relayout_build(struct plan_ctx *c, int ring, int in_lx)
+{
+	struct plan_variant v = { .a = ring, .b = in_lx };
+	snprintf(v.name, sizeof(v.name), "relayout_%s%s", ring ? "ring" : "devmem",
+		 in_lx ? "_in_lx" : "");
+	return build_restick(c, &v);
+}
+
+uint64_t plan__relayout_scratch(const struct plan_ctx *c)
+{
+	struct tgeom g = { 0 };
+	if (tgeom_of(c, c->hw->cores, &g) != 0)
+		return 0;
+	return 2 * (uint64_t)g.P * g.P * g.slot;
 }
 
 /* `tiles_blocked`: the transpose in square blocks of pv->a elements (whole sticks), spread over
