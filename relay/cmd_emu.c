@@ -140,6 +140,7 @@ static int cmd_run(struct emu_args *a)
 		jx_set_new(j, "output_shape", int_array(r.out_shape, r.out_ndim));
 		jx_set_str(j, "output_digest", r.digest);
 		jx_set_str(j, "plan", r.plan);
+		jx_set_bool(j, "plan_cached", r.plan_cached);
 		jx_set_real(j, "modeled_us", t->us);
 		jx_set_int(j, "modeled_cycles", (int64_t)t->cycles);
 		jx_set_new(j, "utilization", util_json(t));
@@ -482,7 +483,8 @@ const char cmd_emu_help[] =
     "  layout --shape S --dtype D [--dim-order 1,0,2] [--json]\n"
     "      the device layout of a host tensor: device_size and stride_map.\n"
     "  run --op OP --shape S [--shape S ...] --dtype D [--cores N] [--seed N]\n"
-    "      [--plan NAME] [--hw FILE] [--trace FILE] [--atol X] [--rtol X] [--json]\n"
+    "      [--plan NAME] [--hw FILE] [--trace FILE] [--plan-cache DIR] [--atol X] [--rtol X]\n"
+    "      [--json]\n"
     "      [op options]\n"
     "      plans the op, runs it, and checks it against a float64 host reference.\n"
     "      Exit 0 when the numbers agree within tolerance, 1 when they do not.\n"
@@ -510,6 +512,8 @@ const char cmd_emu_help[] =
     "  --plan NAME       run this plan instead of the fastest (names from `emu plans`)\n"
     "  --hw FILE         a hardware description instead of the built-in one\n"
     "  --trace FILE      write the modeled schedule as Chrome trace-event JSON (Perfetto)\n"
+    "  --plan-cache DIR  remember plan choices in DIR (one file per op, shapes, dtype,\n"
+    "                    cores and hardware) and reuse them on later runs\n"
     "  --atol X --rtol X tolerance (default: 0.1/0.1 for float16, 1e-3/1e-3 for float32,\n"
     "                    0 for integers; the test passes where |out-ref| <= atol+rtol*|ref|)\n"
     "  --json            machine output: run gives passed, max_abs_err, max_rel_err,\n"

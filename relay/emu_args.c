@@ -74,6 +74,7 @@ static const struct emu_option emu_options[] = {
 	{ "--plan", 1, EMU_RUN },
 	{ "--trace", 1, EMU_RUN | EMU_GRAPH },
 	{ "--relayout", 1, EMU_GRAPH },
+	{ "--plan-cache", 1, EMU_RUN },
 	{ "--atol", 1, EMU_RUN },
 	{ "--rtol", 1, EMU_RUN },
 	{ "--dim", 1, PLANNED },
@@ -182,6 +183,8 @@ static int parse_valued(struct emu_args *a, const char *o, const char *v)
 		a->hw_path = v;
 	} else if (strcmp(o, "--trace") == 0) {
 		a->trace = v;
+	} else if (strcmp(o, "--plan-cache") == 0) {
+		a->plan_cache = v;
 	} else if (strcmp(o, "--relayout") == 0) {
 		static const char *const modes[] = { "best", "ring", "devmem" };
 		size_t m = 0;
@@ -318,6 +321,7 @@ int emu_args_to_opts(struct emu_args *a, struct spyre_run_opts *o)
 	o->seed = a->seed;
 	o->plan = a->plan;
 	o->trace_path = a->trace;
+	o->plan_cache_dir = a->plan_cache;
 	o->atol = a->atol;
 	o->rtol = a->rtol;
 	return 0;

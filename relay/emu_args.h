@@ -36,6 +36,7 @@ struct emu_args {
 	const char *hw_path;
 	const char *trace;
 	const char *graph_path; /* emu graph FILE */
+	const char *plan_cache; /* --plan-cache DIR */
 	enum spyre_relayout_mode relayout;
 	int json;
 	double atol, rtol;

@@ -186,6 +186,13 @@ while read -r prog words; do
 	[[ $rc == 0 ]] && ok || bad "example '$prog $words': exit $rc: $(head -c 300 "$err")"
 done <"$tmp/examples.txt"
 
+# --plan-cache DIR: the second run takes the choice from the file the first wrote
+mkdir -p "$tmp/plans"
+expect_rc 0 "run --plan-cache cold" "$exe" emu run "${add[@]}" --plan-cache "$tmp/plans" --json
+check "cold run chose its plan" py "$out" 'd["plan_cached"] is False'
+expect_rc 0 "run --plan-cache again" "$exe" emu run "${add[@]}" --plan-cache "$tmp/plans" --json
+check "second run read the cache" py "$out" 'd["plan_cached"] is True'
+
 # emu hw: the derived compute peak, labelled
 expect_rc 0 "hw json peak" "$exe" emu hw --json
 check "hw peak is 32.8 TFLOPS, an estimate" py "$out" \
