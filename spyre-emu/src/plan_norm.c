@@ -36,6 +36,9 @@ static int build_fused(struct plan_ctx *c, const struct plan_variant *pv)
 	uint32_t params = 0;
 	for (int t = 1; t < c->nin; t++)
 		params += (uint32_t)c->in[t].sticks * STICK;
+	if (params >= c->hw->lx_bytes)
+		return err_set(ERR_LIMIT, "%s: its weight rows of %lld elements do not fit LX",
+			       c->op->name, (long long)x->cols);
 	uint64_t half = (c->hw->lx_bytes - params) / 2 / STICK * STICK;
 	if ((uint64_t)rowb + orowb > half)
 		return err_set(ERR_LIMIT, "a row of %lld elements does not fit LX twice",

@@ -316,7 +316,7 @@ static int by_bound(const void *a, const void *b)
  * cannot beat (or tie ahead of) the best simulated. The choice is the one timing every
  * candidate would make. */
 static int choose_pruned(struct run_state *s, struct spyre_launch *best, struct spyre_timing *t,
-			 int *have)
+			 int *have, char *why, size_t why_len)
 {
 	struct cand c[PLAN_VARIANTS_MAX];
 	int n = s->nvariants;
@@ -326,6 +326,8 @@ static int choose_pruned(struct run_state *s, struct spyre_launch *best, struct 
 		snprintf(c[i].l.plan, sizeof(c[i].l.plan), "%s", s->variants[i].name);
 		s->ctx.launch = &c[i].l;
 		c[i].built = s->variants[i].build(&s->ctx, &s->variants[i]) == 0;
+		if (!c[i].built && !why[0])
+			snprintf(why, why_len, "%s: %s", s->variants[i].name, err_last());
 		c[i].lb = c[i].built ? spyre_launch_lower_bound(&c[i].l, s->ctx.hw) : 0;
 	}
 	qsort(c, (size_t)n, sizeof(c[0]), by_bound);
@@ -335,8 +337,11 @@ static int choose_pruned(struct run_state *s, struct spyre_launch *best, struct 
 		    c[i].built && (c[i].lb < best_cycles ||
 				   (c[i].lb == best_cycles && strcmp(c[i].l.plan, best->plan) < 0));
 		struct spyre_timing tt;
-		if (go && spyre_launch_validate(&c[i].l, s->ctx.hw) == 0 &&
-		    spyre_launch_time_validated(&c[i].l, s->ctx.hw, &tt, 0) == 0) {
+		int ok = go && spyre_launch_validate(&c[i].l, s->ctx.hw) == 0 &&
+			 spyre_launch_time_validated(&c[i].l, s->ctx.hw, &tt, 0) == 0;
+		if (go && !ok && !why[0])
+			snprintf(why, why_len, "%s: %s", c[i].l.plan, err_last());
+		if (ok) {
 			if (tt.cycles < best_cycles ||
 			    (tt.cycles == best_cycles && strcmp(c[i].l.plan, best->plan) < 0)) {
 				if (*have) {
@@ -375,8 +380,9 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 		have = cached = run_cached(&s, &key, o->plan_cache_dir, &best, &r->timing);
 		r->plan_cached = cached;
 	}
+	char why[256] = "";
 	if (cacheable && !cached)
-		rc = choose_pruned(&s, &best, &r->timing, &have);
+		rc = choose_pruned(&s, &best, &r->timing, &have, why, sizeof(why));
 	for (int i = 0; !rc && !cacheable && i < s.nvariants; i++) {
 		const struct plan_variant *v = &s.variants[i];
 		if (o->plan && strcmp(o->plan, v->name) != 0)
@@ -410,7 +416,8 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 	if (!rc && !found)
 		rc = err_set(ERR_INVAL, "no plan named '%s' (see `spyre-ci emu plans`)", o->plan);
 	if (!rc && !have)
-		rc = err_set(ERR_INVAL, "no valid plan for %s on these shapes", s.op->name);
+		rc = err_set(ERR_INVAL, "no valid plan for %s on these shapes%s%s%s", s.op->name,
+			     why[0] ? " (" : "", why, why[0] ? ")" : "");
 	if (!rc) {
 		snprintf(r->plan, sizeof(r->plan), "%s", best.plan);
 		uint64_t t1 = clock_mono_ns();
