@@ -2,13 +2,15 @@
  * shapes, dtype, parameters, core count and hardware, with its modeled timing. The same key
  * builds the same candidate launches, so the choice and the timing are pure functions of it.
  * Kept per thread in memory (the last PLAN_CACHE_ENTRIES choices) and, when a directory is
- * given, on disk: one small file per key, named by the key's digest, written atomically; a file
+ * given, on disk: one small file per key, named by the key's digest, renamed into place; a file
  * that does not read back as exactly one record for exactly this key is ignored. */
 #include "plan_cache.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/err.h"
 #include "common/fsutil.h"
@@ -154,10 +156,20 @@ static void disk_put(const char *dir, const struct plan_key *k, const char *plan
 	r.timing = *t;
 	r.timing.critical = NULL, r.timing.ncritical = 0;
 	r.timing.sched = NULL, r.timing.nsched = 0;
-	char path[4096];
+	char path[4096], tmp[4200];
 	record_path(path, sizeof(path), dir, k);
-	if (fs_atomic_write(path, &r, sizeof(r), 0644) != 0)
-		err_clear(); /* a cache that cannot be written is only slower */
+	/* a temporary file renamed into place, so a reader sees a whole record or none; not
+	 * fsynced: a record lost in a crash is only a miss, and a sync per kernel case would cost
+	 * more than the planning it saves */
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	int ok = fs_write_all(fd, &r, sizeof(r)) == 0;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, path) != 0)
+		unlink(tmp);
+	err_clear(); /* a cache that cannot be written is only slower */
 }
 
 /* ---- in memory ---- */

@@ -102,9 +102,13 @@ static void core_deps(struct tsim *s, int c, struct stick *tab, size_t nsticks)
 				    dep_on(n, nodes, prev);
 			    });
 		}
+		int32_t prevw = -1;
 		if (a.nwr)
 			FOR_STICKS(&a.wr, sb, tab, {
-				dep_on(n, nodes, st->writer);
+				if (st->writer != prevw) { /* runs of sticks share a writer */
+					prevw = st->writer;
+					dep_on(n, nodes, prevw);
+				}
 				for (int q = 0; q < RES_COUNT; q++)
 					if (st->reader[q] > n->dep[q] && st->reader[q] != me)
 						n->dep[q] = st->reader[q];
