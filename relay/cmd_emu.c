@@ -140,6 +140,7 @@ static int cmd_run(struct emu_args *a)
 		jx_set_new(j, "output_shape", int_array(r.out_shape, r.out_ndim));
 		jx_set_str(j, "output_digest", r.digest);
 		jx_set_str(j, "plan", r.plan);
+		jx_set_bool(j, "plan_cached", r.plan_cached);
 		jx_set_real(j, "modeled_us", t->us);
 		jx_set_int(j, "modeled_cycles", (int64_t)t->cycles);
 		jx_set_new(j, "utilization", util_json(t));
@@ -290,6 +291,7 @@ static double hw_value(const struct spyre_hw *hw, const char *key)
 		{ "vec_elems_per_cycle", hw->vec_elems_per_cycle },
 		{ "transcendental_factor", hw->transcendental_factor },
 		{ "dma_setup_cycles", hw->dma_setup_cycles },
+		{ "pe_simd_lanes", hw->pe_simd_lanes },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (strcmp(t[i].key, key) == 0)
@@ -332,7 +334,110 @@ static int cmd_hw(struct emu_args *a)
 		else
 			printf("  %-22s %12s  %-8s %s\n", p->key, "(above)", label, p->source);
 	}
+	/* derived, so it carries the label of what it rests on */
+	const char *peak_label = "estimate: corelets x pe_rows x pe_cols x pe_simd_lanes x 2 FLOP "
+				 "x cores x clock_ghz";
+	if (o) {
+		json_t *e = json_object();
+		jx_set_real(e, "value", spyre_hw_peak_tflops(&hw));
+		jx_set_real(e, "flop_per_cycle_per_core", spyre_hw_peak_flops_per_cycle(&hw));
+		jx_set_str(e, "label", "estimate");
+		jx_set_str(e, "source", peak_label);
+		jx_set_new(o, "peak_fp16_tflops", e); /* o owns it now */
+	} else {
+		printf("  %-22s %12.4g  %-8s %s (%.0f FLOP/cycle/core)\n", "peak_fp16_tflops",
+		       spyre_hw_peak_tflops(&hw), "derived", peak_label,
+		       spyre_hw_peak_flops_per_cycle(&hw));
+	}
 	return o ? print_json(o) : CLI_OK;
+}
+
+static json_t *graph_json(const struct spyre_graph_result *r)
+{
+	json_t *o = json_object(), *ops = json_array(), *rel = json_array();
+	jx_set_bool(o, "passed", r->passed);
+	jx_set_real(o, "modeled_us", r->modeled_us);
+	jx_set_real(o, "max_abs_err", r->max_abs_err);
+	jx_set_int(o, "mismatches", (int64_t)r->mismatches);
+	for (int i = 0; i < r->nsteps; i++) {
+		const struct spyre_graph_step *st = &r->steps[i];
+		json_t *e = json_object();
+		if (st->relayout) {
+			jx_set_str(e, "tensor", st->name);
+			jx_set_str(e, "via", st->via);
+			jx_set_int(e, "bytes", (int64_t)st->bytes);
+			jx_set_real(e, "modeled_us", st->modeled_us);
+			jx_set_real(e, "ring_us", st->ring_us);
+			jx_set_real(e, "devmem_us", st->devmem_us);
+			json_array_append_new(rel, e); /* rel owns e now */
+			continue;
+		}
+		jx_set_str(e, "name", st->name);
+		jx_set_str(e, "op", st->op);
+		jx_set_str(e, "plan", st->plan);
+		jx_set_real(e, "modeled_us", st->modeled_us);
+		json_array_append_new(ops, e); /* ops owns e now */
+	}
+	jx_set_new(o, "ops", ops);       /* o owns ops now */
+	jx_set_new(o, "relayouts", rel); /* and rel */
+	return o;
+}
+
+static void graph_text(const struct spyre_graph_result *r)
+{
+	for (int i = 0; i < r->nsteps; i++) {
+		const struct spyre_graph_step *st = &r->steps[i];
+		if (st->relayout)
+			printf(
+			    "relayout %-12s via %-6s %10.3f us  (%llu bytes; ring %.3f us, device "
+			    "memory %.3f us)\n",
+			    st->name, st->via, st->modeled_us, (unsigned long long)st->bytes,
+			    st->ring_us, st->devmem_us);
+		else
+			printf("op       %-12s %-12s %10.3f us  plan %s\n", st->name, st->op,
+			       st->modeled_us, st->plan);
+	}
+	printf("total    %.3f us modeled\nnumerics  %s: max abs err %g (atol %g, rtol %g), %llu "
+	       "mismatches\n",
+	       r->modeled_us, r->passed ? "PASS" : "FAIL", r->max_abs_err, r->atol, r->rtol,
+	       (unsigned long long)r->mismatches);
+}
+
+static int cmd_graph(struct emu_args *a)
+{
+	struct spyre_graph *g = calloc(1, sizeof(*g));
+	if (!g)
+		return cli_usage_error(self(), "out of memory");
+	int rc = spyre_graph_load_file(g, a->graph_path);
+	if (!rc)
+		rc = a->hw_path ? spyre_hw_load_file(&a->hw, a->hw_path)
+				: spyre_hw_load_default(&a->hw);
+	if (!rc && a->cores)
+		rc = spyre_hw_set_cores(&a->hw, a->cores);
+	if (rc) {
+		free(g);
+		return cli_usage_error(self(), "%s", err_last());
+	}
+	struct spyre_graph_opts o = { .dtype = a->dtype,
+				      .hw = &a->hw,
+				      .relayout = a->relayout,
+				      .seed = a->seed,
+				      .trace_path = a->trace };
+	struct spyre_graph_result *r = calloc(1, sizeof(*r));
+	rc = r ? spyre_graph_run(g, &o, r) : err_set(ERR_NOMEM, "out of memory");
+	free(g);
+	if (rc) {
+		free(r);
+		fprintf(stderr, "spyre-ci emu graph: %s\n", err_last());
+		return rc == ERR_INVAL || rc == ERR_LIMIT ? CLI_USAGE : CLI_FAILED;
+	}
+	int code = r->passed ? CLI_OK : CLI_FAILED;
+	if (a->json)
+		code = print_json(graph_json(r)) == CLI_OK ? code : CLI_FAILED;
+	else
+		graph_text(r);
+	free(r);
+	return code;
 }
 
 int cmd_emu_main(int argc, char **argv)
@@ -357,6 +462,9 @@ int cmd_emu_main(int argc, char **argv)
 	case EMU_HW:
 		rc = cmd_hw(&a);
 		break;
+	case EMU_GRAPH:
+		rc = cmd_graph(&a);
+		break;
 	}
 	emu_args_finish(&a);
 	return rc;
@@ -375,7 +483,8 @@ const char cmd_emu_help[] =
     "  layout --shape S --dtype D [--dim-order 1,0,2] [--json]\n"
     "      the device layout of a host tensor: device_size and stride_map.\n"
     "  run --op OP --shape S [--shape S ...] --dtype D [--cores N] [--seed N]\n"
-    "      [--plan NAME] [--hw FILE] [--trace FILE] [--atol X] [--rtol X] [--json]\n"
+    "      [--plan NAME] [--hw FILE] [--trace FILE] [--plan-cache DIR] [--atol X] [--rtol X]\n"
+    "      [--json]\n"
     "      [op options]\n"
     "      plans the op, runs it, and checks it against a float64 host reference.\n"
     "      Exit 0 when the numbers agree within tolerance, 1 when they do not.\n"
@@ -384,7 +493,16 @@ const char cmd_emu_help[] =
     "      JSON lists {\"plans\": [{\"name\", \"valid\", \"modeled_us\", ...}]}, fastest first).\n"
     "  ops [--json]     the op table: inputs, dtypes and default sample shapes.\n"
     "  hw [--hw FILE] [--json]\n"
-    "      the hardware description, each value labelled fact or estimate.\n"
+    "      the hardware description, each value labelled fact or estimate, and the\n"
+    "      derived compute peak of the card.\n"
+    "  graph FILE [--dtype D] [--cores N] [--relayout best|ring|devmem] [--seed N]\n"
+    "      [--hw FILE] [--trace FILE] [--json]\n"
+    "      runs a dataflow graph of ops from a YAML file (inputs, ops, outputs), the\n"
+    "      intermediates kept on the device; a transpose of an op's result is a relayout,\n"
+    "      over the ring or through device memory (best: the faster). Checked against a\n"
+    "      reference of the whole graph; JSON: {\"passed\", \"modeled_us\", \"ops\": [{\"name\",\n"
+    "      \"op\", \"plan\", \"modeled_us\"}], \"relayouts\": [{\"tensor\", \"via\", \"bytes\",\n"
+    "      \"modeled_us\", \"ring_us\", \"devmem_us\"}]}. See docs/emu.md.\n"
     "\n"
     "Options:\n"
     "  --shape AxBxC     one per input, in the op's input order (see `emu ops`)\n"
@@ -394,6 +512,8 @@ const char cmd_emu_help[] =
     "  --plan NAME       run this plan instead of the fastest (names from `emu plans`)\n"
     "  --hw FILE         a hardware description instead of the built-in one\n"
     "  --trace FILE      write the modeled schedule as Chrome trace-event JSON (Perfetto)\n"
+    "  --plan-cache DIR  remember plan choices in DIR (one file per op, shapes, dtype,\n"
+    "                    cores and hardware) and reuse them on later runs\n"
     "  --atol X --rtol X tolerance (default: 0.1/0.1 for float16, 1e-3/1e-3 for float32,\n"
     "                    0 for integers; the test passes where |out-ref| <= atol+rtol*|ref|)\n"
     "  --json            machine output: run gives passed, max_abs_err, max_rel_err,\n"

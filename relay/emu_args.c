@@ -63,16 +63,18 @@ struct emu_option {
 #define SHAPED  (EMU_LAYOUT | EMU_RUN | EMU_PLANS)
 #define PLANNED (EMU_RUN | EMU_PLANS)
 static const struct emu_option emu_options[] = {
-	{ "--json", 0, SHAPED | EMU_OPS | EMU_HW },
+	{ "--json", 0, SHAPED | EMU_OPS | EMU_HW | EMU_GRAPH },
 	{ "--shape", 1, SHAPED },
-	{ "--dtype", 1, SHAPED },
+	{ "--dtype", 1, SHAPED | EMU_GRAPH },
 	{ "--dim-order", 1, EMU_LAYOUT },
 	{ "--op", 1, PLANNED },
-	{ "--cores", 1, PLANNED },
-	{ "--hw", 1, PLANNED | EMU_HW },
-	{ "--seed", 1, EMU_RUN },
+	{ "--cores", 1, PLANNED | EMU_GRAPH },
+	{ "--hw", 1, PLANNED | EMU_HW | EMU_GRAPH },
+	{ "--seed", 1, EMU_RUN | EMU_GRAPH },
 	{ "--plan", 1, EMU_RUN },
-	{ "--trace", 1, EMU_RUN },
+	{ "--trace", 1, EMU_RUN | EMU_GRAPH },
+	{ "--relayout", 1, EMU_GRAPH },
+	{ "--plan-cache", 1, EMU_RUN },
 	{ "--atol", 1, EMU_RUN },
 	{ "--rtol", 1, EMU_RUN },
 	{ "--dim", 1, PLANNED },
@@ -91,7 +93,7 @@ static const struct {
 	enum emu_action action;
 } emu_actions[] = {
 	{ "layout", EMU_LAYOUT }, { "run", EMU_RUN }, { "plans", EMU_PLANS },
-	{ "ops", EMU_OPS },       { "hw", EMU_HW },
+	{ "ops", EMU_OPS },       { "hw", EMU_HW },   { "graph", EMU_GRAPH },
 };
 
 static const struct emu_option *option_find(const char *name)
@@ -181,6 +183,17 @@ static int parse_valued(struct emu_args *a, const char *o, const char *v)
 		a->hw_path = v;
 	} else if (strcmp(o, "--trace") == 0) {
 		a->trace = v;
+	} else if (strcmp(o, "--plan-cache") == 0) {
+		a->plan_cache = v;
+	} else if (strcmp(o, "--relayout") == 0) {
+		static const char *const modes[] = { "best", "ring", "devmem" };
+		size_t m = 0;
+		while (m < 3 && strcmp(v, modes[m]) != 0)
+			m++;
+		if (m == 3)
+			return err_set(ERR_INVAL, "--relayout takes best, ring or devmem, not '%s'",
+				       v);
+		a->relayout = (enum spyre_relayout_mode)m;
 	} else if (strcmp(o, "--atol") == 0 || strcmp(o, "--rtol") == 0) {
 		/* a tolerance is never negative (the run's "use the default" is internal) */
 		double *t = o[2] == 'a' ? &a->atol : &a->rtol;
@@ -209,7 +222,7 @@ static int parse_action(struct emu_args *a, const char *name)
 			a->action = emu_actions[i].action;
 			return 0;
 		}
-	return err_set(ERR_INVAL, "unknown action '%s' (layout, run, plans, ops, hw)", name);
+	return err_set(ERR_INVAL, "unknown action '%s' (layout, run, plans, ops, hw, graph)", name);
 }
 
 int emu_args_parse(struct emu_args *a, int argc, char **argv)
@@ -222,12 +235,17 @@ int emu_args_parse(struct emu_args *a, int argc, char **argv)
 	a->params.perm[0] = 0;
 	a->params.perm[1] = 1;
 	if (argc < 1)
-		return err_set(ERR_INVAL, "expected an action: layout, run, plans, ops or hw");
+		return err_set(ERR_INVAL,
+			       "expected an action: layout, run, plans, ops, hw or graph");
 	if (parse_action(a, argv[0]) != 0)
 		return ERR_INVAL;
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i];
 		const struct emu_option *opt = option_find(o);
+		if (!opt && strncmp(o, "--", 2) != 0 && a->action == EMU_GRAPH && !a->graph_path) {
+			a->graph_path = o; /* the one positional argument: the graph file */
+			continue;
+		}
 		if (!opt && strncmp(o, "--", 2) != 0)
 			return err_set(ERR_INVAL, "unexpected argument '%s'", o);
 		if (!opt)
@@ -243,6 +261,8 @@ int emu_args_parse(struct emu_args *a, int argc, char **argv)
 		if (parse_valued(a, o, argv[++i]) != 0)
 			return ERR_INVAL;
 	}
+	if (a->action == EMU_GRAPH && !a->graph_path)
+		return err_set(ERR_INVAL, "emu graph needs a graph file: emu graph FILE");
 	return 0;
 }
 
@@ -301,6 +321,7 @@ int emu_args_to_opts(struct emu_args *a, struct spyre_run_opts *o)
 	o->seed = a->seed;
 	o->plan = a->plan;
 	o->trace_path = a->trace;
+	o->plan_cache_dir = a->plan_cache;
 	o->atol = a->atol;
 	o->rtol = a->rtol;
 	return 0;

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "spyre-emu/graph.h"
 #include "spyre-emu/hw.h"
 #include "spyre-emu/ops.h"
 #include "spyre-emu/run.h"
@@ -15,6 +16,7 @@ enum emu_action {
 	EMU_PLANS = 1 << 2,
 	EMU_OPS = 1 << 3,
 	EMU_HW = 1 << 4,
+	EMU_GRAPH = 1 << 5,
 };
 
 struct emu_args {
@@ -33,6 +35,9 @@ struct emu_args {
 	const char *plan;
 	const char *hw_path;
 	const char *trace;
+	const char *graph_path; /* emu graph FILE */
+	const char *plan_cache; /* --plan-cache DIR */
+	enum spyre_relayout_mode relayout;
 	int json;
 	double atol, rtol;
 	struct spyre_op_params params;

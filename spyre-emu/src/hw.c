@@ -59,6 +59,7 @@ static const struct field fields[] = {
 	FIELD(vec_elems_per_cycle, F_U32, 1, 65536),
 	FIELD(transcendental_factor, F_U32, 1, 100000),
 	FIELD(dma_setup_cycles, F_U32, 0, 100000000),
+	FIELD(pe_simd_lanes, F_U32, 1, 64), /* optional: 1 when absent */
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS <= SPYRE_HW_PARAMS_MAX, "more keys than spyre_hw.params holds");
@@ -354,7 +355,7 @@ static int read_key(struct reader *r, bool *done)
 static int cross_check(struct reader *r, yaml_mark_t end)
 {
 	for (size_t i = 0; i < NFIELDS; i++)
-		if (!(r->seen & (1u << i)))
+		if (!(r->seen & (1u << i)) && strcmp(fields[i].key, "pe_simd_lanes") != 0)
 			return fail(r, end, fields[i].key, "missing (every key is required)");
 	const struct spyre_hw *hw = r->hw;
 	if (hw->window_bytes > hw->dev_mem_bytes)
@@ -412,6 +413,7 @@ int spyre_hw_parse(struct spyre_hw *out, const char *text, size_t len, const cha
 	struct spyre_hw *hw = calloc(1, sizeof(*hw));
 	if (hw == NULL)
 		return err_set(ERR_NOMEM, "%s: out of memory", origin);
+	hw->pe_simd_lanes = 1; /* descriptions written before the calibration: one FMA per PE */
 	struct reader r = { .origin = origin, .text = text, .len = len, .hw = hw };
 	if (!yaml_parser_initialize(&r.parser)) {
 		free(hw);
@@ -457,6 +459,17 @@ double spyre_hw_dev_bytes_per_cycle(const struct spyre_hw *hw)
 {
 	/* GB/s over Gcycles/s: the 1e9 cancels. */
 	return hw->clock_ghz > 0 ? hw->dev_mem_gbps / hw->clock_ghz : 0.0;
+}
+
+double spyre_hw_peak_flops_per_cycle(const struct spyre_hw *hw)
+{
+	/* every PE of every corelet does pe_simd_lanes multiply-adds (2 FLOP each) a cycle */
+	return 2.0 * hw->corelets_per_core * hw->pe_rows * hw->pe_cols * hw->pe_simd_lanes;
+}
+
+double spyre_hw_peak_tflops(const struct spyre_hw *hw)
+{
+	return spyre_hw_peak_flops_per_cycle(hw) * hw->cores * hw->clock_ghz / 1000.0;
 }
 
 const struct spyre_hw_param *spyre_hw_param_find(const struct spyre_hw *hw, const char *key)

@@ -79,20 +79,66 @@ int plan__dma_row(struct plan_ctx *c, int core, int load, const struct plan_tens
 {
 	struct spyre_insn in = { .op = load ? SPYRE_OP_DMA_LOAD : SPYRE_OP_DMA_STORE };
 	struct spyre_dma *d = &in.u.dma;
-	d->dev_addr = plan_stick_addr(t, r, s0);
-	d->lx_addr = lx;
 	if (t->s_step == 1 || ns == 1) {
+		d->dev_addr = plan_stick_addr(t, r, s0);
+		d->lx_addr = lx;
 		d->sticks = (uint32_t)ns;
 		d->rows = 1;
-		d->dev_stride = 0;
-		d->lx_stride = 0;
-	} else {
-		d->sticks = 1;
-		d->rows = (uint32_t)ns;
-		d->dev_stride = (uint64_t)t->s_step * STICK;
-		d->lx_stride = STICK;
+		return spyre_program_push(c->launch, core, &in);
 	}
-	return spyre_program_push(c->launch, core, &in);
+	/* The sticks of one row are s_step apart: a row of a large tensor can span more than the
+	 * addressing window, so it moves in pieces that each fit one. */
+	uint64_t stride = (uint64_t)t->s_step * STICK;
+	int64_t per = (int64_t)((c->hw->window_bytes - STICK) / stride) + 1;
+	for (int64_t j = 0; j < ns; j += per) {
+		int64_t n = ns - j < per ? ns - j : per;
+		d->dev_addr = plan_stick_addr(t, r, s0 + j);
+		d->lx_addr = lx + (uint32_t)j * STICK;
+		d->sticks = 1;
+		d->rows = (uint32_t)n;
+		d->dev_stride = stride;
+		d->lx_stride = STICK;
+		int rc = spyre_program_push(c->launch, core, &in);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int plan__dma_block(struct plan_ctx *c, int core, int load, const struct plan_tensor *t, int64_t r0,
+		    int64_t nr, int64_t s0, int64_t ns, uint32_t lx, uint32_t lx_row)
+{
+	/* Consecutive rows inside one run of the second-to-last host dimension are `lead`
+	 * sticks apart; a stick column of such rows is one strided DMA. */
+	int64_t run = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+	int64_t lead = t->ndim >= 2 ? t->lead_step[t->ndim - 2] : 1;
+	int rc = 0;
+	for (int64_t r = r0; r < r0 + nr && !rc;) {
+		int64_t n = run - r % run;
+		if (n > r0 + nr - r)
+			n = r0 + nr - r;
+		uint32_t at = lx + (uint32_t)(r - r0) * lx_row;
+		if (n <= ns || t->ndim < 2) {
+			for (int64_t j = 0; j < n && !rc; j++)
+				rc = plan__dma_row(c, core, load, t, r + j, s0, ns,
+						   at + (uint32_t)j * lx_row);
+		} else {
+			struct spyre_insn in = { .op = load ? SPYRE_OP_DMA_LOAD
+							    : SPYRE_OP_DMA_STORE };
+			for (int64_t j = 0; j < ns && !rc; j++) {
+				in.u.dma =
+				    (struct spyre_dma){ .dev_addr = plan_stick_addr(t, r, s0 + j),
+							.lx_addr = at + (uint32_t)j * STICK,
+							.sticks = 1,
+							.rows = (uint32_t)n,
+							.dev_stride = (uint64_t)lead * STICK,
+							.lx_stride = lx_row };
+				rc = spyre_program_push(c->launch, core, &in);
+			}
+		}
+		r += n;
+	}
+	return rc;
 }
 
 int plan__kernel(const char *name)
@@ -248,7 +294,7 @@ static int pointwise_tile(struct plan_ctx *c, int core, int64_t r0, int64_t tr, 
 	 * input has. Lanes of the output beyond that are zeroed first (bool outputs). */
 	int64_t cols = ns_out * o->eps;
 	for (int t = 0; t < c->nin; t++)
-		if (!(v.bcast_col & (1u << t)) && c->in[t].cols > 1) {
+		if (!(v.bcast_col & (1u << t))) {
 			int64_t have = (w + c->in[t].eps - 1) / c->in[t].eps * c->in[t].eps;
 			cols = have < cols ? have : cols;
 		}

@@ -60,6 +60,10 @@ int plan_variants(const struct plan_ctx *c, struct plan_variant *out);
 /* ---- building blocks shared by the plan files ---- */
 int plan__dma_row(struct plan_ctx *c, int core, int load, const struct plan_tensor *t, int64_t r,
 		  int64_t s0, int64_t ns, uint32_t lx);
+/* Rows [r0, r0 + nr), sticks [s0, s0 + ns) of `t` to or from LX at `lx`, row pitch `lx_row`
+ * bytes: one DMA per stick column where that takes fewer than one per row. */
+int plan__dma_block(struct plan_ctx *c, int core, int load, const struct plan_tensor *t, int64_t r0,
+		    int64_t nr, int64_t s0, int64_t ns, uint32_t lx, uint32_t lx_row);
 int plan__vec(struct plan_ctx *c, int core, const char *kernel, const struct spyre_vec *proto);
 int plan__kernel(const char *name);
 /* Zeroes `rows` x `cols` elements at `dst` (row stride `stride`, dtype `dt`) with the fill
@@ -76,11 +80,20 @@ int plan__variants_norm(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_matmul(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_gather(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_fused(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_softmax_cols(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_ffn(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_layout(const struct plan_ctx *c, struct plan_variant *out);
 
 /* Builders other plans compose (with a plan_ctx of their own making). */
 int plan__build_pointwise(struct plan_ctx *c, const struct plan_variant *pv);
 int plan__build_mm(struct plan_ctx *c, const struct plan_variant *pv);
+/* The re-stick of a transpose of the last two dimensions as a relayout between two ops: over the
+ * ring (`ring`) or through device memory with a barrier; `in_lx`: the producer left its rows in
+ * LX and the consumer takes the assembled rows from LX, so the rows are neither loaded nor
+ * stored (that launch is for the timing model only: it reads LX it did not write). */
+int plan__relayout_build(struct plan_ctx *c, int ring, int in_lx);
+/* Device scratch the device-memory relayout needs (0: the re-stick does not fit LX). */
+uint64_t plan__relayout_scratch(const struct plan_ctx *c);
 /* Every core waits at a barrier (between phases that hand data through device memory). */
 int plan__barrier_all(struct plan_ctx *c);
 /* A device tensor of `shape` at `addr` in the default layout. */

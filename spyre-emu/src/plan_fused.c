@@ -1,16 +1,6 @@
-/* Plans of the fused ops: swiglu_mlp, (silu(x @ w1) * (x @ w3)) @ w2, and
- * scaled_dot_product_attention.
- *
- * swiglu_mlp has two plans. `unfused` runs it as a graph of separate ops: two matmuls, a
- * pointwise silu_mul and a third matmul, each intermediate written to device memory and read
- * back, with a barrier between phases. `fused_ffn_split` never lets an intermediate leave LX:
- * each core takes a block of x's rows and a chunk of the hidden dimension F, computes its slice
- * of silu(x @ w1) * (x @ w3) and multiplies it by its rows of w2 at once; the partial sums of the
- * cores that share a row block are added over the ring (a tree of adjacent partners, as
- * SPYRE.md's K-split), and the first core of the block stores the result.
- *
- * Attention: per (batch, tile of query rows) on one core: scores = q @ k^T in fp32, scaled and
- * (causal) masked, softmax, then @ v; scores and probabilities stay in LX. */
+/* Plans of scaled_dot_product_attention (swiglu_mlp's are in plan_ffn.c): per (batch, tile of
+ * query rows) on one core: scores = q @ k^T in fp32, scaled and (causal) masked, softmax, then
+ * @ v; scores and probabilities stay in LX. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,70 +10,9 @@
 
 #define STICK 128u
 
-static const struct spyre_op_info op_silu_mul = { .name = "silu_mul",
-						  .cls = SPYRE_OPC_POINTWISE,
-						  .nin = 2 };
-
 static int64_t pad_to(int64_t x, int64_t a)
 {
 	return (x + a - 1) / a * a;
-}
-
-/* A matmul phase of the unfused plan: out = a @ b with the first tiling that fits LX. */
-static int mm_phase(const struct plan_ctx *c, const struct plan_tensor *a,
-		    const struct plan_tensor *b, const struct plan_tensor *out)
-{
-	struct plan_ctx sub = *c;
-	sub.op = spyre_op_find("mm");
-	sub.nin = 2;
-	sub.in[0] = *a;
-	sub.in[1] = *b;
-	sub.out = *out;
-	struct plan_variant v[PLAN_VARIANTS_MAX];
-	int n = plan_variants(&sub, v);
-	if (n < 0)
-		return n;
-	int pick = 0;
-	for (int i = 0; i < n; i++)
-		if (v[i].a == 128 && v[i].b == 128)
-			pick = i;
-	return plan__build_mm(&sub, &v[pick]);
-}
-
-static int build_swiglu_unfused(struct plan_ctx *c, const struct plan_variant *pv)
-{
-	const struct plan_tensor *x = &c->in[0];
-	int64_t T = x->rows, F = c->in[1].cols;
-	int64_t shape[2] = { T, F };
-	enum spyre_dtype hd = x->l.host_dtype;
-	struct plan_tensor h1, h3, g;
-	uint64_t each = pv->scratch_bytes / 3;
-	int rc = plan__scratch_tensor(&h1, shape, 2, hd, c->scratch);
-	if (!rc)
-		rc = plan__scratch_tensor(&h3, shape, 2, hd, c->scratch + each);
-	if (!rc)
-		rc = plan__scratch_tensor(&g, shape, 2, hd, c->scratch + 2 * each);
-	if (!rc)
-		rc = mm_phase(c, x, &c->in[1], &h1);
-	if (!rc)
-		rc = mm_phase(c, x, &c->in[2], &h3);
-	if (!rc)
-		rc = plan__barrier_all(c);
-	if (!rc) {
-		struct plan_ctx sub = *c;
-		sub.op = &op_silu_mul;
-		sub.nin = 2;
-		sub.in[0] = h1;
-		sub.in[1] = h3;
-		sub.out = g;
-		struct plan_variant v = { .a = 64 };
-		rc = plan__build_pointwise(&sub, &v);
-	}
-	if (!rc)
-		rc = plan__barrier_all(c);
-	if (!rc)
-		rc = mm_phase(c, &g, &c->in[3], &c->out);
-	return rc;
 }
 
 /* Loads `ns` stick columns [s0, s0 + ns) of a [K, N] operand (rows brow0.. of it) as blocks of
@@ -130,171 +59,6 @@ static int matmul_columns(struct plan_ctx *c, int core, uint32_t a, uint32_t a_s
 			return rc;
 	}
 	return 0;
-}
-
-static int vec2(struct plan_ctx *c, int core, const char *k, uint32_t in0, uint32_t in1,
-		uint32_t stride, enum spyre_dtype dt, uint32_t out, uint32_t ostride,
-		enum spyre_dtype odt, uint32_t rows, uint32_t cols)
-{
-	struct spyre_vec v = { 0 };
-	v.in[0] = in0;
-	v.in[1] = in1;
-	v.in_stride[0] = v.in_stride[1] = stride;
-	v.dtype = dt;
-	v.out = out;
-	v.out_stride = ostride;
-	v.out_dtype = odt;
-	v.rows = rows;
-	v.cols = cols;
-	return plan__vec(c, core, k, &v);
-}
-
-struct ffn_geom {
-	int64_t T, H, F, Hp, fc, nF, nT, tb;
-	uint32_t xl, w1l, w3l, h1, h3, g, w2l, p, r, o, end;
-};
-
-static int ffn_geom(const struct plan_ctx *c, struct ffn_geom *g)
-{
-	const struct plan_tensor *x = &c->in[0];
-	int eps = x->eps, cores = c->launch->ncores;
-	g->T = x->rows, g->H = x->cols, g->F = c->in[1].cols;
-	g->Hp = pad_to(g->H, eps);
-	int64_t fsticks = (g->F + eps - 1) / eps;
-	g->nF = fsticks < cores ? fsticks : cores;
-	g->fc = (fsticks + g->nF - 1) / g->nF * eps;
-	g->nF = (g->F + g->fc - 1) / g->fc;
-	g->nT = cores / g->nF;
-	if (g->nT > g->T)
-		g->nT = g->T;
-	g->tb = (g->T + g->nT - 1) / g->nT;
-	uint64_t es = x->esize, tb = (uint64_t)g->tb, fc = (uint64_t)g->fc, Hp = (uint64_t)g->Hp;
-	g->xl = 0;
-	g->w1l = g->xl + (uint32_t)(tb * Hp * es);
-	g->w3l = g->w1l + (uint32_t)(Hp * fc * es);
-	g->h1 = g->w3l + (uint32_t)(Hp * fc * es);
-	g->h3 = g->h1 + (uint32_t)(tb * fc * 4);
-	g->g = g->h3 + (uint32_t)(tb * fc * 4);
-	g->w2l = g->g + plan__align(tb * fc * es, STICK);
-	g->p = g->w2l + (uint32_t)(fc * Hp * es);
-	g->r = g->p + (uint32_t)(tb * Hp * 4);
-	g->o = g->r + (uint32_t)(tb * Hp * 4);
-	uint64_t end = (uint64_t)g->o + tb * Hp * es;
-	if (end > c->hw->lx_bytes)
-		return err_set(ERR_LIMIT, "fused MLP slice needs %llu LX bytes",
-			       (unsigned long long)end);
-	g->end = (uint32_t)end;
-	return 0;
-}
-
-/* Adds the partial sums of the nF cores of one row block over the ring: at each step, the
- * core `step` places along sends to its partner, which adds. */
-static int ffn_reduce(struct plan_ctx *c, const struct ffn_geom *g, int64_t t, int64_t tb_rows)
-{
-	uint32_t bytes = (uint32_t)(tb_rows * g->Hp * 4);
-	for (int64_t step = 1; step < g->nF; step *= 2) {
-		{
-			for (int64_t j = 0; j + step < g->nF; j += 2 * step) {
-				int dst = (int)(t * g->nF + j), src = (int)(t * g->nF + j + step);
-				struct spyre_insn s = { .op = SPYRE_OP_SEND };
-				s.u.ring = (struct spyre_ring){ .peer = dst,
-								.lx_addr = g->p,
-								.bytes = bytes };
-				struct spyre_insn r = { .op = SPYRE_OP_RECV };
-				r.u.ring = (struct spyre_ring){ .peer = src,
-								.lx_addr = g->r,
-								.bytes = bytes };
-				int rc = spyre_program_push(c->launch, src, &s);
-				if (!rc)
-					rc = spyre_program_push(c->launch, dst, &r);
-				if (!rc)
-					rc = vec2(c, dst, "add", g->p, g->r, (uint32_t)g->Hp,
-						  SPYRE_DTYPE_FLOAT32, g->p, (uint32_t)g->Hp,
-						  SPYRE_DTYPE_FLOAT32, (uint32_t)tb_rows,
-						  (uint32_t)g->Hp);
-				if (rc)
-					return rc;
-			}
-		}
-	}
-	return 0;
-}
-
-static int ffn_core(struct plan_ctx *c, const struct ffn_geom *g, int core)
-{
-	const struct plan_tensor *x = &c->in[0], *w1 = &c->in[1], *w3 = &c->in[2], *w2 = &c->in[3];
-	int64_t t = core / g->nF, f = core % g->nF;
-	int64_t r0 = t * g->tb, tb = g->T - r0 < g->tb ? g->T - r0 : g->tb;
-	int64_t f0 = f * g->fc, fc = g->F - f0 < g->fc ? g->F - f0 : g->fc;
-	int64_t fcp = pad_to(fc, x->eps), ns = fcp / x->eps, hs = g->Hp / x->eps;
-	uint32_t xrow = (uint32_t)(hs * STICK);
-	int rc = 0;
-	for (int64_t j = 0; j < tb && !rc; j++)
-		rc = plan__dma_row(c, core, 1, x, r0 + j, 0, hs, g->xl + (uint32_t)j * xrow);
-	if (!rc)
-		rc = load_stick_columns(c, core, w1, 0, g->H, f0 / x->eps, ns, g->w1l);
-	if (!rc)
-		rc = load_stick_columns(c, core, w3, 0, g->H, f0 / x->eps, ns, g->w3l);
-	if (!rc)
-		rc = matmul_columns(c, core, g->xl, xrow / x->esize, x->ddt, x->eps, (uint32_t)tb,
-				    (uint32_t)g->H, g->w1l, ns, g->h1, (uint32_t)fcp);
-	if (!rc)
-		rc = matmul_columns(c, core, g->xl, xrow / x->esize, x->ddt, x->eps, (uint32_t)tb,
-				    (uint32_t)g->H, g->w3l, ns, g->h3, (uint32_t)fcp);
-	if (!rc)
-		rc = vec2(c, core, "silu_mul", g->h1, g->h3, (uint32_t)fcp, SPYRE_DTYPE_FLOAT32,
-			  g->g, (uint32_t)fcp, x->ddt, (uint32_t)tb, (uint32_t)fcp);
-	for (int64_t j = 0; j < fc && !rc; j++) /* w2's rows of this chunk, row-major */
-		rc = plan__dma_row(c, core, 1, w2, f0 + j, 0, hs, g->w2l + (uint32_t)j * xrow);
-	struct spyre_insn mm = { .op = SPYRE_OP_MATMUL };
-	mm.u.mm = (struct spyre_matmul){ .a = g->g,
-					 .b = g->w2l,
-					 .c = g->p,
-					 .m = (uint32_t)tb,
-					 .k = (uint32_t)fc,
-					 .n = (uint32_t)g->Hp,
-					 .a_stride = (uint32_t)fcp,
-					 .b_stride = xrow / x->esize,
-					 .c_stride = (uint32_t)g->Hp,
-					 .in_dtype = x->ddt,
-					 .out_dtype = SPYRE_DTYPE_FLOAT32 };
-	if (!rc)
-		rc = spyre_program_push(c->launch, core, &mm);
-	return rc;
-}
-
-static int build_swiglu_fused(struct plan_ctx *c, const struct plan_variant *pv)
-{
-	(void)pv;
-	struct ffn_geom g = { 0 };
-	int rc = ffn_geom(c, &g);
-	for (int k = 0; k < g.nT * g.nF && !rc; k++)
-		rc = ffn_core(c, &g, k);
-	for (int64_t t = 0; t < g.nT && !rc; t++) {
-		int64_t r0 = t * g.tb, tb = g.T - r0 < g.tb ? g.T - r0 : g.tb;
-		rc = ffn_reduce(c, &g, t, tb);
-	}
-	/* the first core of each row block rounds and stores its rows */
-	for (int64_t t = 0; t < g.nT && !rc; t++) {
-		const struct plan_tensor *o = &c->out;
-		int core = (int)(t * g.nF);
-		int64_t r0 = t * g.tb, tb = g.T - r0 < g.tb ? g.T - r0 : g.tb;
-		struct spyre_vec v = { 0 };
-		v.in[0] = g.p;
-		v.in_stride[0] = (uint32_t)g.Hp;
-		v.dtype = SPYRE_DTYPE_FLOAT32;
-		v.out = g.o;
-		v.out_stride = (uint32_t)g.Hp;
-		v.out_dtype = o->ddt;
-		v.rows = (uint32_t)tb;
-		v.cols = (uint32_t)g.Hp;
-		rc = plan__vec(c, core, "copy", &v);
-		uint32_t orow = (uint32_t)(g.Hp * o->esize);
-		for (int64_t j = 0; j < tb && !rc; j++)
-			rc = plan__dma_row(c, core, 0, o, r0 + j, 0, o->sticks,
-					   g.o + (uint32_t)j * orow);
-	}
-	return rc;
 }
 
 /* ---- attention ---- */
@@ -429,17 +193,8 @@ static int build_sdpa(struct plan_ctx *c, const struct plan_variant *pv)
 int plan__variants_fused(const struct plan_ctx *c, struct plan_variant *out)
 {
 	int n = 0;
-	if (strcmp(c->op->name, "swiglu_mlp") == 0) {
-		const struct plan_tensor *x = &c->in[0];
-		snprintf(out[n].name, sizeof(out[n].name), "fused_ffn_split");
-		out[n++].build = build_swiglu_fused;
-		snprintf(out[n].name, sizeof(out[n].name), "unfused");
-		out[n].build = build_swiglu_unfused;
-		out[n].scratch_bytes =
-		    3 * plan__align((uint64_t)x->rows * pad_to(c->in[1].cols, 64) * 4, STICK);
-		n++;
-		return n;
-	}
+	if (strcmp(c->op->name, "swiglu_mlp") == 0)
+		return plan__variants_ffn(c, out);
 	static const int64_t tq[] = { 16, 64 };
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(out[n].name, sizeof(out[n].name), "q_tiles%lld", (long long)tq[i]);

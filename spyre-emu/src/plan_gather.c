@@ -1,6 +1,7 @@
 /* The plan of embedding: out[i, :] = weight[indices[i], :]. The indices are read from device
  * memory (their sticks are DMAed into LX first, as the DMA engine would need them), and each
- * output row is one DMA of the weight row it names, straight through LX. An index out of range
+ * output row is one DMA of the weight row it names, straight through LX (a row wider than half
+ * of LX in chunks of whole sticks). An index out of range
  * refuses the plan with the position and value. */
 #include <stdio.h>
 #include <string.h>
@@ -21,19 +22,36 @@ static int read_index(struct plan_ctx *c, const struct plan_tensor *idx, int64_t
 	return 0;
 }
 
+/* Rows of the weight wider than half of LX move in chunks of whole sticks. */
+static int gather_row(struct plan_ctx *c, int k, int64_t v, int64_t r, int64_t cs, uint32_t buf)
+{
+	const struct plan_tensor *w = &c->in[1], *o = &c->out;
+	int rc = 0;
+	for (int64_t s0 = 0; s0 < w->sticks && !rc; s0 += cs) {
+		int64_t ns = w->sticks - s0 < cs ? w->sticks - s0 : cs;
+		rc = plan__dma_row(c, k, 1, w, v, s0, ns, buf);
+		if (!rc)
+			rc = plan__dma_row(c, k, 0, o, r, s0, ns, buf);
+	}
+	return rc;
+}
+
 static int build_gather(struct plan_ctx *c, const struct plan_variant *pv)
 {
 	const struct plan_tensor *idx = &c->in[0], *w = &c->in[1], *o = &c->out;
 	if (idx->ddt != SPYRE_DTYPE_INT64)
 		return err_set(ERR_INVAL, "embedding indices must be int64");
 	int64_t n = o->rows, V = w->rows;
-	uint32_t rowb = (uint32_t)w->sticks * STICK;
+	uint64_t half = c->hw->lx_bytes / 2 / STICK * STICK;
+	int64_t cs = (int64_t)((half - STICK) / STICK); /* sticks of a row per chunk */
+	if (cs > w->sticks)
+		cs = w->sticks;
+	if (cs < 1)
+		return err_set(ERR_LIMIT, "LX has no room for one stick of an embedding row");
+	uint32_t rowb = (uint32_t)cs * STICK;
 	int64_t tr = pv->a;
-	uint64_t half = c->hw->lx_bytes / 2;
 	if ((uint64_t)tr * rowb + STICK > half)
 		tr = (int64_t)((half - STICK) / rowb);
-	if (tr < 1)
-		return err_set(ERR_LIMIT, "an embedding row does not fit LX");
 	int rc = 0;
 	for (int k = 0; k < c->launch->ncores && !rc; k++) {
 		int64_t lo, hi;
@@ -59,11 +77,8 @@ static int build_gather(struct plan_ctx *c, const struct plan_variant *pv)
 						     (long long)v, (long long)(r0 + j),
 						     (long long)V);
 				if (!rc)
-					rc = plan__dma_row(c, k, 1, w, v, 0, w->sticks,
-							   buf + (uint32_t)j * rowb);
-				if (!rc)
-					rc = plan__dma_row(c, k, 0, o, r0 + j, 0, o->sticks,
-							   buf + (uint32_t)j * rowb);
+					rc = gather_row(c, k, v, r0 + j, cs,
+							buf + (uint32_t)j * rowb);
 			}
 		}
 	}

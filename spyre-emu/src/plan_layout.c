@@ -98,6 +98,7 @@ struct tgeom {
 	int64_t mb[SPYRE_CORES_MAX + 1], nb[SPYRE_CORES_MAX + 1]; /* block bounds */
 	uint32_t in, piece, asm_, recv, end;                      /* LX regions */
 	uint32_t slot;                                            /* bytes of one received piece */
+	int in_lx; /* a relayout between two ops: rows come from and go to LX */
 };
 
 static int tgeom_of(const struct plan_ctx *c, int ncores, struct tgeom *g)
@@ -153,7 +154,7 @@ static int restick_load_transpose(struct plan_ctx *c, const struct tgeom *g, int
 	int64_t bmp = (bm + in->eps - 1) / in->eps * in->eps;
 	uint32_t row = (uint32_t)(g->Np * in->esize);
 	int rc = 0;
-	for (int64_t j = 0; j < bm && !rc; j++)
+	for (int64_t j = 0; j < bm && !rc && !g->in_lx; j++)
 		rc = plan__dma_row(c, k, 1, in, b * g->M + m0 + j, 0, g->Np / in->eps,
 				   base + g->in + (uint32_t)j * row);
 	if (!rc && bmp > bm) /* the pad lanes of the output sticks are zero */
@@ -197,7 +198,7 @@ static int restick_store(struct plan_ctx *c, const struct tgeom *g, int j, int64
 	int64_t n0 = g->nb[j], bn = min64(g->nb[j + 1], g->N) - n0;
 	uint32_t row = (uint32_t)(g->Mp * o->esize);
 	int rc = 0;
-	for (int64_t r = 0; r < bn && !rc; r++)
+	for (int64_t r = 0; r < bn && !rc && !g->in_lx; r++)
 		rc = plan__dma_row(c, j, 0, o, b * g->N + n0 + r, 0, o->sticks,
 				   base + g->asm_ + (uint32_t)r * row);
 	return rc;
@@ -209,6 +210,7 @@ static int build_restick(struct plan_ctx *c, const struct plan_variant *pv)
 	int rc = tgeom_of(c, c->launch->ncores, &g);
 	const struct plan_tensor *in = &c->in[0];
 	int ring = pv->a == 1;
+	g.in_lx = pv->b == 1;
 	uint64_t es = in->esize;
 	for (int64_t b = 0; b < g.B && !rc; b++) {
 		uint32_t base = (uint32_t)((b % 2) * g.end);
@@ -304,6 +306,77 @@ static int build_tiles_direct(struct plan_ctx *c, const struct plan_variant *pv)
 	return rc;
 }
 
+int plan__relayout_build(struct plan_ctx *c, int ring, int in_lx)
+{
+	struct plan_variant v = { .a = ring, .b = in_lx };
+	snprintf(v.name, sizeof(v.name), "relayout_%s%s", ring ? "ring" : "devmem",
+		 in_lx ? "_in_lx" : "");
+	return build_restick(c, &v);
+}
+
+uint64_t plan__relayout_scratch(const struct plan_ctx *c)
+{
+	struct tgeom g = { 0 };
+	if (tgeom_of(c, c->hw->cores, &g) != 0)
+		return 0;
+	return 2 * (uint64_t)g.P * g.P * g.slot;
+}
+
+/* `tiles_blocked`: the transpose in square blocks of pv->a elements (whole sticks), spread over
+ * the cores and double-buffered, so any size plans: block (i, j) is loaded from input rows
+ * [i*a, +a) and sticks of columns [j*a, +a), transposed in LX and stored as output rows
+ * [j*a, +a) at the sticks of columns [i*a, +a). */
+static int blocked_tile(struct plan_ctx *c, int k, int64_t b, int64_t m0, int64_t n0, int64_t a,
+			uint32_t base)
+{
+	const struct plan_tensor *in = &c->in[0], *o = &c->out;
+	int64_t M = in->shape[in->ndim - 2], N = in->cols;
+	int64_t bm = min64(a, M - m0), bn = min64(a, N - n0);
+	int64_t bmp = (bm + in->eps - 1) / in->eps * in->eps;
+	int64_t bnp = (bn + in->eps - 1) / in->eps * in->eps;
+	uint32_t es = in->esize, tin = base, tout = base + (uint32_t)(a * a * es);
+	int rc = plan__dma_block(c, k, 1, in, b * M + m0, bm, n0 / in->eps, bnp / in->eps, tin,
+				 (uint32_t)(bnp * es));
+	if (!rc && bmp > bm) /* the pad lanes of the output sticks are zero */
+		rc = plan__zero_fill(c, k, tout + (uint32_t)bm * es, (uint32_t)bnp,
+				     (uint32_t)(bmp - bm), (uint32_t)bmp, in->ddt);
+	struct spyre_vec v = { 0 };
+	v.in[0] = tin;
+	v.in_stride[0] = (uint32_t)bnp;
+	v.dtype = v.out_dtype = in->ddt;
+	v.out = tout;
+	v.out_stride = (uint32_t)bmp;
+	v.rows = (uint32_t)bm;
+	v.cols = (uint32_t)bnp;
+	if (!rc)
+		rc = plan__vec(c, k, "transpose", &v);
+	if (!rc)
+		rc = plan__dma_block(c, k, 0, o, b * N + n0, bn, m0 / o->eps, bmp / o->eps, tout,
+				     (uint32_t)(bmp * es));
+	return rc;
+}
+
+static int build_tiles_blocked(struct plan_ctx *c, const struct plan_variant *pv)
+{
+	const struct plan_tensor *in = &c->in[0];
+	int64_t a = pv->a, M = in->shape[in->ndim - 2], N = in->cols, B = in->rows / M;
+	int64_t mt = (M + a - 1) / a, nt = (N + a - 1) / a, items = B * mt * nt;
+	uint32_t need = (uint32_t)(2 * a * a * in->esize);
+	if (2 * (uint64_t)need > c->hw->lx_bytes)
+		return err_set(ERR_LIMIT, "a %lldx%lld block does not fit LX twice", (long long)a,
+			       (long long)a);
+	int rc = 0;
+	for (int k = 0; k < c->launch->ncores && !rc; k++) {
+		int64_t lo, hi;
+		plan__split(items, c->launch->ncores, k, &lo, &hi);
+		for (int64_t i = lo; i < hi && !rc; i++) {
+			int64_t b = i / (mt * nt), m0 = (i / nt) % mt * a, n0 = i % nt * a;
+			rc = blocked_tile(c, k, b, m0, n0, a, (uint32_t)((i % 2) * need));
+		}
+	}
+	return rc;
+}
+
 int plan__variants_layout(const struct plan_ctx *c, struct plan_variant *out)
 {
 	if (c->op->cls != SPYRE_OPC_LAYOUT)
@@ -323,6 +396,13 @@ int plan__variants_layout(const struct plan_ctx *c, struct plan_variant *out)
 		if (n < 2)
 			return err_set(ERR_INVAL, "%s of a 1-d tensor", c->op->name);
 		int k = 0;
+		static const int64_t blocks[] = { 64, 256 };
+		for (int i = 0; i < 2; i++) {
+			snprintf(out[k].name, sizeof(out[k].name), "tiles_blocked%lld",
+				 (long long)blocks[i]);
+			out[k].build = build_tiles_blocked;
+			out[k++].a = blocks[i];
+		}
 		snprintf(out[k].name, sizeof(out[k].name), "tiles_direct");
 		out[k++].build = build_tiles_direct;
 		snprintf(out[k].name, sizeof(out[k].name), "restick_ring");

@@ -144,9 +144,8 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 		int64_t kc = t->ke - k0 < tk ? t->ke - k0 : tk;
 		int64_t ks = (kc + A->eps - 1) / A->eps;
 		uint32_t arow = (uint32_t)(ks * STICK);
-		for (int64_t j = 0; j < t->tm && !rc; j++)
-			rc = plan__dma_row(c, core, 1, A, arow0 + j, k0 / A->eps, ks,
-					   base + L->a + (uint32_t)j * arow);
+		rc = plan__dma_block(c, core, 1, A, arow0, t->tm, k0 / A->eps, ks, base + L->a,
+				     arow);
 		struct spyre_insn mm = { .op = SPYRE_OP_MATMUL };
 		struct spyre_matmul *x = &mm.u.mm;
 		x->a = base + L->a;
@@ -159,9 +158,9 @@ static int mm_tile_emit(struct plan_ctx *c, int core, const struct mm_shape *s,
 		x->c_stride = (uint32_t)t->tnp;
 		if (s->b_trans) {
 			/* weight rows n0.., their K chunk: [tn][ks sticks] */
-			for (int64_t j = 0; j < t->tn && !rc; j++)
-				rc = plan__dma_row(c, core, 1, B, t->n0 + j, k0 / B->eps, ks,
-						   base + L->b + (uint32_t)j * arow);
+			if (!rc)
+				rc = plan__dma_block(c, core, 1, B, t->n0, t->tn, k0 / B->eps, ks,
+						     base + L->b, arow);
 			x->b = base + L->b;
 			x->b_stride = arow / B->esize;
 			x->b_trans = 1;
@@ -220,9 +219,9 @@ static int mm_tile_finish(struct plan_ctx *c, int core, const struct mm_shape *s
 	if (!rc)
 		rc = plan__vec(c, core, "copy", &v);
 	uint32_t orow = (uint32_t)(ons * STICK);
-	for (int64_t j = 0; j < t->tm && !rc; j++)
-		rc = plan__dma_row(c, core, 0, O, t->ob * s->m + t->m0 + j, t->n0 / O->eps, ons,
-				   base + L->o + (uint32_t)j * orow);
+	if (!rc)
+		rc = plan__dma_block(c, core, 0, O, t->ob * s->m + t->m0, t->tm, t->n0 / O->eps,
+				     ons, base + L->o, orow);
 	return rc;
 }
 

@@ -36,7 +36,10 @@ static int build_fused(struct plan_ctx *c, const struct plan_variant *pv)
 	uint32_t params = 0;
 	for (int t = 1; t < c->nin; t++)
 		params += (uint32_t)c->in[t].sticks * STICK;
-	uint64_t half = (c->hw->lx_bytes - params) / 2;
+	if (params >= c->hw->lx_bytes)
+		return err_set(ERR_LIMIT, "%s: its weight rows of %lld elements do not fit LX",
+			       c->op->name, (long long)x->cols);
+	uint64_t half = (c->hw->lx_bytes - params) / 2 / STICK * STICK;
 	if ((uint64_t)rowb + orowb > half)
 		return err_set(ERR_LIMIT, "a row of %lld elements does not fit LX twice",
 			       (long long)x->cols);
@@ -195,6 +198,7 @@ int plan__variants_norm(const struct plan_ctx *c, struct plan_variant *out)
 		out[n].scratch_bytes =
 		    (uint64_t)c->in[0].rows * (uint64_t)(c->in[0].sticks * c->in[0].eps * 4);
 		n++;
+		n += plan__variants_softmax_cols(c, &out[n]);
 	}
 	return n;
 }

@@ -12,6 +12,57 @@
 
 #define STICK 128u
 
+/* Along the stick dimension with results packed side by side (the output keeps more than one
+ * value per row): a work item is one output stick, the results of up to one stick of input
+ * rows, reduced in batches of as many rows as fit half of LX into a stick that is stored once. */
+static int reduce_last_packed(struct plan_ctx *c, const char *kname)
+{
+	const struct plan_tensor *in = &c->in[0], *o = &c->out;
+	uint32_t rowb = (uint32_t)in->sticks * STICK;
+	uint64_t half = (c->hw->lx_bytes - 2 * STICK) / 2 / STICK * STICK;
+	uint32_t outs = (uint32_t)(2 * half); /* two result sticks after the two buffers */
+	int64_t tr_max = (int64_t)(half / rowb);
+	if (tr_max < 1)
+		return err_set(ERR_LIMIT, "a row of %lld elements does not fit LX twice",
+			       (long long)in->cols);
+	int64_t per_row = (o->cols + o->eps - 1) / o->eps, items = o->rows * per_row;
+	for (int k = 0; k < c->launch->ncores; k++) {
+		int64_t lo, hi, batch = 0;
+		plan__split(items, c->launch->ncores, k, &lo, &hi);
+		for (int64_t it = lo; it < hi; it++) {
+			int64_t orow = it / per_row, first = it % per_row * o->eps;
+			int64_t n = o->cols - first < o->eps ? o->cols - first : o->eps;
+			uint32_t out = outs + (uint32_t)(it % 2) * STICK;
+			int rc = plan__zero_fill(c, k, out, 1, (uint32_t)o->eps, (uint32_t)o->eps,
+						 o->ddt);
+			for (int64_t j0 = 0; j0 < n && !rc; j0 += tr_max, batch++) {
+				int64_t tr = n - j0 < tr_max ? n - j0 : tr_max;
+				uint32_t buf = (uint32_t)((batch % 2) * half);
+				int64_t r0 = orow * o->cols + first + j0;
+				for (int64_t j = 0; j < tr && !rc; j++)
+					rc = plan__dma_row(c, k, 1, in, r0 + j, 0, in->sticks,
+							   buf + (uint32_t)j * rowb);
+				struct spyre_vec v = { 0 };
+				v.in[0] = buf;
+				v.in_stride[0] = rowb / in->esize;
+				v.dtype = in->ddt;
+				v.out = out + (uint32_t)j0 * o->esize;
+				v.out_stride = 1;
+				v.out_dtype = o->ddt;
+				v.rows = (uint32_t)tr;
+				v.cols = (uint32_t)in->cols;
+				if (!rc)
+					rc = plan__vec(c, k, kname, &v);
+			}
+			if (!rc)
+				rc = plan__dma_row(c, k, 0, o, orow, first / o->eps, 1, out);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static int build_reduce_last(struct plan_ctx *c, const struct plan_variant *pv)
 {
 	const struct plan_tensor *in = &c->in[0], *o = &c->out;
@@ -20,6 +71,9 @@ static int build_reduce_last(struct plan_ctx *c, const struct plan_variant *pv)
 	uint64_t half = c->hw->lx_bytes / 2;
 	uint32_t rowb = (uint32_t)in->sticks * STICK;
 	int packed = o->cols > 1;
+	/* rows too wide for a whole output stick of them in half of LX */
+	if (packed && (uint64_t)o->eps * (rowb + STICK) > half)
+		return reduce_last_packed(c, kname);
 	int64_t tr_max = (int64_t)(half / (rowb + STICK)); /* input rows + their results */
 	if (tr_max < 1)
 		return err_set(ERR_LIMIT, "a row of %lld elements does not fit LX twice",

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "plan.h"
+#include "plan_cache.h"
 #include "spyre-emu/device.h"
 #include "spyre-emu/dl16.h"
 
@@ -174,7 +175,7 @@ static int try_variant(struct run_state *s, const struct plan_variant *v,
 	if (!rc)
 		rc = spyre_launch_validate(launch, s->ctx.hw);
 	if (!rc)
-		rc = spyre_launch_time(launch, s->ctx.hw, t, keep);
+		rc = spyre_launch_time_validated(launch, s->ctx.hw, t, keep);
 	if (rc) {
 		snprintf(info->why, sizeof(info->why), "%s", err_last());
 		return rc;
@@ -265,127 +266,99 @@ static int compare(const struct run_state *s, struct spyre_run_result *r)
 	return 0;
 }
 
-/* ---- the plan choice cache ----
- * The same op on the same shapes, dtype, parameters and hardware builds the same candidate
- * launches, so which one is fastest and its modeled timing are pure functions of that key.
- * Kernel cases repeat shapes a great deal (every test mapped onto an op's default samples), so
- * each thread remembers its last few choices and, on a hit, builds and validates only the
- * chosen plan and copies its timing. A run that writes a trace always simulates. */
-#define PLAN_CACHE_ENTRIES 32
-
-struct plan_key {
-	char op[48];
-	int dtype, nin;
-	int64_t shapes[SPYRE_OP_INPUTS_MAX][SPYRE_DIMS_MAX];
-	int ndims[SPYRE_OP_INPUTS_MAX];
-	double pd[4];               /* scalar, scalar2, eps, and 0 */
-	int pi[6 + SPYRE_DIMS_MAX]; /* has_min, has_max, dim, keepdim, approx, causal, perm */
-	double hwd[3];              /* dev_mem_gbps, clock_ghz, 0 */
-	uint64_t hwu[12];
-};
-
-struct plan_entry {
-	int used;
-	struct plan_key key;
+/* On a cache hit (plan_cache.c: the same op, shapes, dtype, parameters, cores and hardware
+ * build the same candidates): builds and validates only the remembered plan. 1 when it did, 0
+ * on a miss. */
+static int run_cached(struct run_state *s, const struct plan_key *k, const char *dir,
+		      struct spyre_launch *best, struct spyre_timing *t)
+{
 	char plan[SPYRE_PLAN_NAME_MAX];
-	struct spyre_timing timing; /* critical path owned; no schedule */
-};
-
-static _Thread_local struct plan_entry plan_cache[PLAN_CACHE_ENTRIES];
-static _Thread_local unsigned plan_cache_next;
-
-static void key_of(struct plan_key *k, const struct spyre_run_opts *o, const struct plan_ctx *c)
-{
-	memset(k, 0, sizeof(*k));
-	snprintf(k->op, sizeof(k->op), "%s", o->op);
-	k->dtype = (int)o->dtype;
-	k->nin = o->nin;
-	for (int i = 0; i < o->nin && i < SPYRE_OP_INPUTS_MAX; i++) {
-		k->ndims[i] = o->ndims[i];
-		for (int d = 0; d < o->ndims[i] && d < SPYRE_DIMS_MAX; d++)
-			k->shapes[i][d] = o->shapes[i][d];
-	}
-	const struct spyre_op_params *p = &c->p;
-	k->pd[0] = p->scalar, k->pd[1] = p->scalar2, k->pd[2] = p->eps;
-	k->pi[0] = p->has_min, k->pi[1] = p->has_max, k->pi[2] = p->dim, k->pi[3] = p->keepdim;
-	k->pi[4] = p->approximate_tanh, k->pi[5] = p->causal;
-	for (int d = 0; d < SPYRE_DIMS_MAX; d++)
-		k->pi[6 + d] = p->perm[d];
-	const struct spyre_hw *h = c->hw;
-	k->hwd[0] = h->dev_mem_gbps, k->hwd[1] = h->clock_ghz;
-	uint64_t u[12] = { (uint64_t)h->cores,
-			   (uint64_t)h->corelets_per_core,
-			   (uint64_t)h->pe_rows,
-			   (uint64_t)h->pe_cols,
-			   h->lx_bytes,
-			   h->stick_bytes,
-			   h->ring_bytes_per_cycle,
-			   h->ring_hop_cycles,
-			   h->dev_mem_bytes,
-			   h->window_bytes,
-			   h->vec_elems_per_cycle,
-			   (uint64_t)h->transcendental_factor << 32 | h->dma_setup_cycles };
-	memcpy(k->hwu, u, sizeof(u));
-}
-
-static int timing_copy(struct spyre_timing *dst, const struct spyre_timing *src)
-{
-	*dst = *src;
-	dst->sched = NULL;
-	dst->nsched = 0;
-	dst->critical = NULL;
-	if (src->ncritical) {
-		dst->critical = malloc(src->ncritical * sizeof(*src->critical));
-		if (!dst->critical)
-			return err_set(ERR_NOMEM, "out of memory copying a timing");
-		memcpy(dst->critical, src->critical, src->ncritical * sizeof(*src->critical));
-	}
-	return 0;
-}
-
-static struct plan_entry *cache_find(const struct plan_key *k)
-{
-	for (int i = 0; i < PLAN_CACHE_ENTRIES; i++)
-		if (plan_cache[i].used && memcmp(&plan_cache[i].key, k, sizeof(*k)) == 0)
-			return &plan_cache[i];
-	return NULL;
-}
-
-static void cache_put(const struct plan_key *k, const char *plan, const struct spyre_timing *t)
-{
-	struct plan_entry *e = &plan_cache[plan_cache_next++ % PLAN_CACHE_ENTRIES];
-	if (e->used)
-		spyre_timing_finish(&e->timing);
-	e->used = 0;
-	if (timing_copy(&e->timing, t) != 0)
-		return;
-	e->key = *k;
-	snprintf(e->plan, sizeof(e->plan), "%s", plan);
-	e->used = 1;
-}
-
-/* On a cache hit: builds and validates only the remembered plan. 1 when it did, 0 on a miss. */
-static int run_cached(struct run_state *s, const struct plan_key *k, struct spyre_launch *best,
-		      struct spyre_timing *t)
-{
-	struct plan_entry *e = cache_find(k);
-	if (!e)
+	if (!plan_cache_get(k, dir, plan, t))
 		return 0;
 	for (int i = 0; i < s->nvariants; i++) {
 		const struct plan_variant *v = &s->variants[i];
-		if (strcmp(v->name, e->plan) != 0)
+		if (strcmp(v->name, plan) != 0)
 			continue;
 		spyre_launch_init(best, s->ctx.hw->cores);
 		snprintf(best->plan, sizeof(best->plan), "%s", v->name);
 		s->ctx.launch = best;
-		if (v->build(&s->ctx, v) != 0 || spyre_launch_validate(best, s->ctx.hw) != 0 ||
-		    timing_copy(t, &e->timing) != 0) {
+		/* not validated here: execution validates every launch before it runs */
+		if (v->build(&s->ctx, v) != 0) {
 			spyre_launch_finish(best);
-			err_clear();
-			return 0;
+			break;
 		}
 		return 1;
 	}
+	spyre_timing_finish(t);
+	err_clear();
+	return 0;
+}
+
+/* A built candidate and the lower bound of its makespan. */
+struct cand {
+	struct spyre_launch l;
+	uint64_t lb;
+	int idx, built;
+};
+
+static int by_bound(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->built != y->built)
+		return y->built - x->built;
+	if (x->lb != y->lb)
+		return x->lb < y->lb ? -1 : 1;
+	return x->idx - y->idx;
+}
+
+/* Chooses the fastest plan without simulating every candidate: all are built and bounded
+ * (spyre_launch_lower_bound), then simulated in order of their bounds until the next bound
+ * cannot beat (or tie ahead of) the best simulated. The choice is the one timing every
+ * candidate would make. */
+static int choose_pruned(struct run_state *s, struct spyre_launch *best, struct spyre_timing *t,
+			 int *have, char *why, size_t why_len)
+{
+	struct cand c[PLAN_VARIANTS_MAX];
+	int n = s->nvariants;
+	for (int i = 0; i < n; i++) {
+		c[i].idx = i;
+		spyre_launch_init(&c[i].l, s->ctx.hw->cores);
+		snprintf(c[i].l.plan, sizeof(c[i].l.plan), "%s", s->variants[i].name);
+		s->ctx.launch = &c[i].l;
+		c[i].built = s->variants[i].build(&s->ctx, &s->variants[i]) == 0;
+		if (!c[i].built && !why[0])
+			snprintf(why, why_len, "%s: %s", s->variants[i].name, err_last());
+		c[i].lb = c[i].built ? spyre_launch_lower_bound(&c[i].l, s->ctx.hw) : 0;
+	}
+	qsort(c, (size_t)n, sizeof(c[0]), by_bound);
+	uint64_t best_cycles = UINT64_MAX;
+	for (int i = 0; i < n; i++) {
+		int go =
+		    c[i].built && (c[i].lb < best_cycles ||
+				   (c[i].lb == best_cycles && strcmp(c[i].l.plan, best->plan) < 0));
+		struct spyre_timing tt;
+		int ok = go && spyre_launch_validate(&c[i].l, s->ctx.hw) == 0 &&
+			 spyre_launch_time_validated(&c[i].l, s->ctx.hw, &tt, 0) == 0;
+		if (go && !ok && !why[0])
+			snprintf(why, why_len, "%s: %s", c[i].l.plan, err_last());
+		if (ok) {
+			if (tt.cycles < best_cycles ||
+			    (tt.cycles == best_cycles && strcmp(c[i].l.plan, best->plan) < 0)) {
+				if (*have) {
+					spyre_launch_finish(best);
+					spyre_timing_finish(t);
+				}
+				*best = c[i].l;
+				*t = tt;
+				best_cycles = tt.cycles;
+				*have = 1;
+				continue;
+			}
+			spyre_timing_finish(&tt);
+		}
+		spyre_launch_finish(&c[i].l);
+	}
+	err_clear();
 	return 0;
 }
 
@@ -402,10 +375,15 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 	struct plan_key key;
 	int cacheable = !rc && !o->plan && !o->trace_path, cached = 0;
 	if (cacheable) {
-		key_of(&key, o, &s.ctx);
-		have = found = cached = run_cached(&s, &key, &best, &r->timing);
+		plan_cache_key(&key, o->op, o->dtype, o->nin, o->shapes, o->ndims, &s.ctx.p,
+			       s.ctx.hw);
+		have = cached = run_cached(&s, &key, o->plan_cache_dir, &best, &r->timing);
+		r->plan_cached = cached;
 	}
-	for (int i = 0; !rc && !cached && i < s.nvariants; i++) {
+	char why[256] = "";
+	if (cacheable && !cached)
+		rc = choose_pruned(&s, &best, &r->timing, &have, why, sizeof(why));
+	for (int i = 0; !rc && !cacheable && i < s.nvariants; i++) {
 		const struct plan_variant *v = &s.variants[i];
 		if (o->plan && strcmp(o->plan, v->name) != 0)
 			continue;
@@ -433,12 +411,13 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 		spyre_timing_finish(&t);
 		spyre_launch_finish(&l);
 	}
+	if (!rc && have && cacheable && !cached)
+		plan_cache_put(&key, o->plan_cache_dir, best.plan, &r->timing);
 	if (!rc && !found)
 		rc = err_set(ERR_INVAL, "no plan named '%s' (see `spyre-ci emu plans`)", o->plan);
-	if (!rc && have && cacheable && !cached)
-		cache_put(&key, best.plan, &r->timing);
 	if (!rc && !have)
-		rc = err_set(ERR_INVAL, "no valid plan for %s on these shapes", s.op->name);
+		rc = err_set(ERR_INVAL, "no valid plan for %s on these shapes%s%s%s", s.op->name,
+			     why[0] ? " (" : "", why, why[0] ? ")" : "");
 	if (!rc) {
 		snprintf(r->plan, sizeof(r->plan), "%s", best.plan);
 		uint64_t t1 = clock_mono_ns();
@@ -482,10 +461,6 @@ void spyre_run_result_finish(struct spyre_run_result *res)
 
 void spyre_run_release_caches(void)
 {
-	for (int i = 0; i < PLAN_CACHE_ENTRIES; i++) {
-		if (plan_cache[i].used)
-			spyre_timing_finish(&plan_cache[i].timing);
-		plan_cache[i].used = 0;
-	}
+	plan_cache_release();
 	spyre_launch_release_buffers();
 }

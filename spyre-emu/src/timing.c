@@ -15,11 +15,13 @@
  * for everything before it on its core, and everything after it waits for the barrier.
  *
  * Costs (cycles):
- *  - DMA: dma_setup_cycles on the core's engine, then ceil(bytes / device bytes per cycle) on
- *    the shared channel, which serves transfers first come first served in order of the time
+ *  - DMA: dma_setup_cycles on the core's engine (twice when the transfer lies outside the
+ *    core's current addressing window, which then moves to it), then ceil(bytes / device bytes per
+ * cycle) on the shared channel, which serves transfers first come first served in order of the time
  *    they are ready (ties: lower core, then lower index);
  *  - MATMUL: output-stationary tiles of pe_rows x pe_cols outputs, each streaming k products;
- *    the corelets share the tiles: ceil(ceil(m/pe_rows) * ceil(n/pe_cols) / corelets) * k
+ *    the corelets share the tiles; each PE is a SIMD unit doing pe_simd_lanes products of K a
+ *    cycle: ceil(ceil(m/pe_rows) * ceil(n/pe_cols) / corelets) * ceil(k / pe_simd_lanes)
  *    + pe_rows + pe_cols (array fill and drain) + MATMUL_FIXED_CYCLES. Edges that are not a
  *    multiple of the array waste the rest of their tile. DL16 and fp32 inputs cost the same;
  *  - VEC: spyre_kernel_cycles();
@@ -77,8 +79,9 @@ uint64_t timing__matmul_cycles(const struct spyre_matmul *mm, const struct spyre
 	uint64_t r = hw->pe_rows > 0 ? (uint64_t)hw->pe_rows : 8;
 	uint64_t c = hw->pe_cols > 0 ? (uint64_t)hw->pe_cols : 8;
 	uint64_t corelets = hw->corelets_per_core > 0 ? (uint64_t)hw->corelets_per_core : 1;
+	uint64_t lanes = hw->pe_simd_lanes > 0 ? hw->pe_simd_lanes : 1;
 	uint64_t tiles = ceil_div(mm->m, r) * ceil_div(mm->n, c);
-	return ceil_div(tiles, corelets) * mm->k + r + c + MATMUL_FIXED_CYCLES;
+	return ceil_div(tiles, corelets) * ceil_div(mm->k, lanes) + r + c + MATMUL_FIXED_CYCLES;
 }
 
 uint64_t timing__dma_transfer_cycles(uint64_t bytes, const struct spyre_hw *hw)
@@ -90,11 +93,28 @@ uint64_t timing__dma_transfer_cycles(uint64_t bytes, const struct spyre_hw *hw)
 
 /* ---- committing one instruction ---- */
 
-static void commit_dma(struct tsim *s, struct tnode *n, const struct spyre_insn *in)
+/* 1 when the DMA's device range lies outside the core's current addressing window, which
+ * then moves to it (the same rule validate.c applies). */
+static int window_moves(struct tsim *s, int c, const struct spyre_dma *d)
+{
+	uint64_t row = (uint64_t)d->sticks * s->hw->stick_bytes;
+	uint64_t lo = d->dev_addr, hi = lo + (uint64_t)(d->rows - 1) * d->dev_stride + row;
+	uint64_t nlo = s->win_hi[c] && s->win_lo[c] < lo ? s->win_lo[c] : lo;
+	uint64_t nhi = s->win_hi[c] > hi ? s->win_hi[c] : hi;
+	int moved = s->win_hi[c] && nhi - nlo > s->hw->window_bytes;
+	if (moved)
+		nlo = lo, nhi = hi;
+	s->win_lo[c] = nlo;
+	s->win_hi[c] = nhi;
+	return moved;
+}
+
+static void commit_dma(struct tsim *s, struct tnode *n, int c, const struct spyre_insn *in)
 {
 	const struct spyre_dma *d = &in->u.dma;
 	uint64_t bytes = (uint64_t)d->rows * d->sticks * s->hw->stick_bytes;
-	uint64_t at = n->start + s->hw->dma_setup_cycles;
+	uint64_t setup = s->hw->dma_setup_cycles * (window_moves(s, c, d) ? 2u : 1u);
+	uint64_t at = n->start + setup;
 	uint64_t xfer = timing__dma_transfer_cycles(bytes, s->hw);
 	if (s->chan_free > at) {
 		at = s->chan_free;
@@ -131,7 +151,7 @@ static void commit_one(struct tsim *s, int c, uint32_t i, uint64_t ready, int64_
 	switch (in->op) {
 	case SPYRE_OP_DMA_LOAD:
 	case SPYRE_OP_DMA_STORE:
-		commit_dma(s, n, in);
+		commit_dma(s, n, c, in);
 		break;
 	case SPYRE_OP_MATMUL:
 		n->end = ready + timing__matmul_cycles(&in->u.mm, s->hw);
@@ -293,8 +313,8 @@ static int finish_results(struct tsim *s, int keep_schedule)
 	return rc;
 }
 
-int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
-		      struct spyre_timing *t, int keep_schedule)
+int spyre_launch_time_validated(const struct spyre_launch *l, const struct spyre_hw *hw,
+				struct spyre_timing *t, int keep_schedule)
 {
 	memset(t, 0, sizeof(*t));
 	t->ncores = l->ncores;
@@ -302,10 +322,7 @@ int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
 		return err_set(ERR_INVAL, "timing: hardware %s has no device bandwidth or stick",
 			       hw->name);
 	struct tsim s;
-	int rc = spyre_launch_validate(l, hw); /* the model trusts every extent */
-	if (rc < 0)
-		return rc;
-	rc = tsim_init(&s, l, hw, t);
+	int rc = tsim_init(&s, l, hw, t);
 	while (rc == 0 && s.committed < s.total)
 		rc = step(&s);
 	if (rc == 0)
@@ -314,6 +331,41 @@ int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
 	if (rc < 0)
 		spyre_timing_finish(t);
 	return rc;
+}
+
+int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
+		      struct spyre_timing *t, int keep_schedule)
+{
+	memset(t, 0, sizeof(*t));
+	int rc = spyre_launch_validate(l, hw); /* the model trusts every extent */
+	return rc < 0 ? rc : spyre_launch_time_validated(l, hw, t, keep_schedule);
+}
+
+uint64_t spyre_launch_lower_bound(const struct spyre_launch *l, const struct spyre_hw *hw)
+{
+	uint64_t chan = 0, best = 0;
+	for (int c = 0; c < l->ncores; c++) {
+		uint64_t dma = 0, pe = 0, vec = 0;
+		const struct spyre_program *p = &l->prog[c];
+		for (size_t i = 0; i < p->n; i++) {
+			const struct spyre_insn *in = &p->insns[i];
+			if (in->op == SPYRE_OP_DMA_LOAD || in->op == SPYRE_OP_DMA_STORE) {
+				uint64_t bytes =
+				    (uint64_t)in->u.dma.rows * in->u.dma.sticks * hw->stick_bytes;
+				uint64_t x = timing__dma_transfer_cycles(bytes, hw);
+				chan += x;
+				dma += x + hw->dma_setup_cycles;
+			} else if (in->op == SPYRE_OP_MATMUL) {
+				pe += timing__matmul_cycles(&in->u.mm, hw);
+			} else if (in->op == SPYRE_OP_VEC) {
+				vec += spyre_kernel_cycles(&in->u.vec, hw);
+			}
+		}
+		uint64_t m = dma > pe ? dma : pe;
+		m = m > vec ? m : vec;
+		best = m > best ? m : best;
+	}
+	return chan > best ? chan : best;
 }
 
 void spyre_timing_finish(struct spyre_timing *t)

@@ -45,53 +45,108 @@ static void dep_on(struct tnode *node, const struct tnode *core_nodes, int32_t o
 		node->dep[r] = other;
 }
 
-/* Calls fn on every stick of an access. */
-static void walk(const struct lx_access *x, uint32_t sb, struct stick *tab,
-		 void (*fn)(struct stick *, void *), void *ctx)
+/* The table of LX sticks is kept in blocks of BLK sticks: a block whose sticks all have the same
+ * state (the usual case: DMAs and kernels touch long runs) keeps that state once, so an access
+ * costs one step per block it covers instead of one per stick. A block is split into its
+ * sticks when an access covers part of it; a write that covers it whole makes it uniform
+ * again. The dependences found are exactly those of a table of sticks. */
+#define BLK 16
+
+struct blk {
+	int uniform;
+	struct stick s;
+};
+
+struct table {
+	struct stick *st;
+	struct blk *b;
+	size_t nblk;
+};
+
+struct walk {
+	struct tnode *n;
+	const struct tnode *nodes;
+	int32_t me, prev;
+};
+
+static void read_dep(struct walk *w, const struct stick *st)
+{
+	if (st->writer != w->prev) {
+		w->prev = st->writer;
+		dep_on(w->n, w->nodes, w->prev);
+	}
+}
+
+static void write_dep(struct walk *w, const struct stick *st)
+{
+	read_dep(w, st);
+	for (int q = 0; q < RES_COUNT; q++)
+		if (st->reader[q] > w->n->dep[q] && st->reader[q] != w->me)
+			w->n->dep[q] = st->reader[q];
+}
+
+enum { OP_READ_DEP, OP_WRITE_DEP, OP_MARK_READ, OP_MARK_WRITE };
+
+static void apply(struct walk *w, struct stick *st, int op)
+{
+	switch (op) {
+	case OP_READ_DEP:
+		read_dep(w, st);
+		break;
+	case OP_WRITE_DEP:
+		write_dep(w, st);
+		break;
+	case OP_MARK_READ:
+		st->reader[w->n->res] = w->me;
+		break;
+	default:
+		st->writer = w->me;
+		for (int q = 0; q < RES_COUNT; q++)
+			st->reader[q] = -1;
+	}
+}
+
+/* Sticks [k0, k1) under `op`. */
+static void range(struct table *t, struct walk *w, uint64_t k0, uint64_t k1, int op)
+{
+	for (uint64_t k = k0; k < k1;) {
+		uint64_t bi = k / BLK, b0 = bi * BLK, b1 = b0 + BLK, end = b1 < k1 ? b1 : k1;
+		struct blk *b = &t->b[bi];
+		int whole = k == b0 && end == b1;
+		if (b->uniform && (whole || op == OP_READ_DEP || op == OP_WRITE_DEP)) {
+			apply(w, &b->s, op);
+			k = end;
+			continue;
+		}
+		if (b->uniform) { /* a part of the block changes: its sticks go their own ways */
+			for (uint64_t j = b0; j < b1; j++)
+				t->st[j] = b->s;
+			b->uniform = 0;
+		}
+		if (whole && op == OP_MARK_WRITE) {
+			b->uniform = 1;
+			apply(w, &b->s, op);
+			k = end;
+			continue;
+		}
+		for (uint64_t j = k; j < end; j++)
+			apply(w, &t->st[j], op);
+		k = end;
+	}
+}
+
+static void access_walk(struct table *t, struct walk *w, const struct lx_access *x, uint32_t sb,
+			int op)
 {
 	for (uint64_t r = 0; r < x->rows; r++) {
 		uint64_t lo = x->addr + r * x->stride, hi = lo + x->len;
-		for (uint64_t k = lo / sb; k < (hi + sb - 1) / sb; k++)
-			fn(&tab[k], ctx);
+		range(t, w, lo / sb, (hi + sb - 1) / sb, op);
 		if (x->stride == 0)
 			break;
 	}
 }
 
-struct depctx {
-	struct tnode *node;
-	const struct tnode *core_nodes;
-};
-
-static void on_read(struct stick *st, void *p)
-{
-	struct depctx *d = p;
-	dep_on(d->node, d->core_nodes, st->writer);
-}
-
-static void on_write(struct stick *st, void *p)
-{
-	struct depctx *d = p;
-	dep_on(d->node, d->core_nodes, st->writer);
-	for (int r = 0; r < RES_COUNT; r++)
-		dep_on(d->node, d->core_nodes, st->reader[r]);
-}
-
-static void mark_read(struct stick *st, void *p)
-{
-	const struct tnode *n = p;
-	st->reader[n->res] = (int32_t)n->insn;
-}
-
-static void mark_write(struct stick *st, void *p)
-{
-	const struct tnode *n = p;
-	st->writer = (int32_t)n->insn;
-	for (int r = 0; r < RES_COUNT; r++)
-		st->reader[r] = -1;
-}
-
-static void core_deps(struct tsim *s, int c, struct stick *tab, size_t nsticks)
+static void core_deps(struct tsim *s, int c, struct table *t)
 {
 	const struct spyre_program *p = &s->l->prog[c];
 	struct tnode *nodes = tsim_node(s, c, 0);
@@ -99,14 +154,14 @@ static void core_deps(struct tsim *s, int c, struct stick *tab, size_t nsticks)
 	int32_t last_on[RES_COUNT], last_barrier = -1;
 	for (int r = 0; r < RES_COUNT; r++)
 		last_on[r] = -1;
-	for (size_t k = 0; k < nsticks; k++) {
-		tab[k].writer = -1;
+	for (size_t k = 0; k < t->nblk; k++) {
+		t->b[k].uniform = 1;
+		t->b[k].s.writer = -1;
 		for (int r = 0; r < RES_COUNT; r++)
-			tab[k].reader[r] = -1;
+			t->b[k].s.reader[r] = -1;
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		struct tnode *n = &nodes[i];
-		struct depctx d = { n, nodes };
 		struct insn_access a;
 		program__access(&p->insns[i], sb, &a);
 		dep_on(n, nodes, last_barrier);
@@ -115,14 +170,15 @@ static void core_deps(struct tsim *s, int c, struct stick *tab, size_t nsticks)
 				dep_on(n, nodes, last_on[r]);
 			last_barrier = (int32_t)i;
 		}
-		for (int j = 0; j < a.nrd; j++)
-			walk(&a.rd[j], sb, tab, on_read, &d);
+		struct walk w = { .n = n, .nodes = nodes, .me = (int32_t)i, .prev = -1 };
+		for (int j = 0; j < a.nrd; j++, w.prev = -1)
+			access_walk(t, &w, &a.rd[j], sb, OP_READ_DEP);
 		if (a.nwr)
-			walk(&a.wr, sb, tab, on_write, &d);
+			access_walk(t, &w, &a.wr, sb, OP_WRITE_DEP);
 		for (int j = 0; j < a.nrd; j++)
-			walk(&a.rd[j], sb, tab, mark_read, n);
+			access_walk(t, &w, &a.rd[j], sb, OP_MARK_READ);
 		if (a.nwr)
-			walk(&a.wr, sb, tab, mark_write, n);
+			access_walk(t, &w, &a.wr, sb, OP_MARK_WRITE);
 		last_on[n->res] = (int32_t)i;
 	}
 }
@@ -249,12 +305,18 @@ int tsim_init(struct tsim *s, const struct spyre_launch *l, const struct spyre_h
 			       " bytes of LX, more than %" PRIu64 " (validate it first)",
 			       most, hw->lx_bytes);
 	size_t nsticks = (size_t)((most + hw->stick_bytes - 1) / hw->stick_bytes);
-	struct stick *tab = malloc((nsticks ? nsticks : 1) * sizeof(*tab));
-	if (!tab)
+	struct table tab = { .nblk = (nsticks + BLK - 1) / BLK };
+	tab.st = malloc((tab.nblk ? tab.nblk : 1) * BLK * sizeof(*tab.st));
+	tab.b = malloc((tab.nblk ? tab.nblk : 1) * sizeof(*tab.b));
+	if (!tab.st || !tab.b) {
+		free(tab.st);
+		free(tab.b);
 		return err_set(ERR_NOMEM, "timing: LX table of %zu sticks", nsticks);
+	}
 	for (int c = 0; c < l->ncores; c++)
-		core_deps(s, c, tab, nsticks);
-	free(tab);
+		core_deps(s, c, &tab);
+	free(tab.st);
+	free(tab.b);
 	return 0;
 }
 

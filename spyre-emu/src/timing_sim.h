@@ -46,6 +46,7 @@ struct tsim {
 	int64_t unit_last[SPYRE_CORES_MAX][RES_COUNT];
 	uint64_t chan_free, chan_busy; /* the shared device-memory channel */
 	int64_t chan_last;
+	uint64_t win_lo[SPYRE_CORES_MAX], win_hi[SPYRE_CORES_MAX]; /* each core's window */
 };
 
 int tsim_init(struct tsim *s, const struct spyre_launch *l, const struct spyre_hw *hw,

@@ -111,16 +111,20 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
+/* A core addresses one window of device memory at a time; a DMA outside the current window
+ * moves it (the timing model charges a descriptor setup for that). What must hold is that one
+ * transfer fits a window. */
 static int check_window(struct vcore *v, uint64_t lo, uint64_t hi)
 {
+	if (hi - lo > v->hw->window_bytes)
+		return bad(v,
+			   "device bytes [%" PRIu64 ", %" PRIu64 ") span %" PRIu64
+			   " bytes, more than the %" PRIu64 "-byte addressing window",
+			   lo, hi, hi - lo, v->hw->window_bytes);
 	uint64_t nlo = v->dev_hi && v->dev_lo < lo ? v->dev_lo : lo;
 	uint64_t nhi = v->dev_hi > hi ? v->dev_hi : hi;
 	if (nhi - nlo > v->hw->window_bytes)
-		return bad(v,
-			   "device bytes [%" PRIu64 ", %" PRIu64 ") make the core's span [%" PRIu64
-			   ", %" PRIu64 ") of %" PRIu64 " bytes, more than the %" PRIu64
-			   "-byte addressing window",
-			   lo, hi, nlo, nhi, nhi - nlo, v->hw->window_bytes);
+		nlo = lo, nhi = hi; /* the window moves */
 	v->dev_lo = nlo;
 	v->dev_hi = nhi;
 	return 0;

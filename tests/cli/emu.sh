@@ -186,4 +186,37 @@ while read -r prog words; do
 	[[ $rc == 0 ]] && ok || bad "example '$prog $words': exit $rc: $(head -c 300 "$err")"
 done <"$tmp/examples.txt"
 
+# --plan-cache DIR: the second run takes the choice from the file the first wrote
+mkdir -p "$tmp/plans"
+expect_rc 0 "run --plan-cache cold" "$exe" emu run "${add[@]}" --plan-cache "$tmp/plans" --json
+check "cold run chose its plan" py "$out" 'd["plan_cached"] is False'
+expect_rc 0 "run --plan-cache again" "$exe" emu run "${add[@]}" --plan-cache "$tmp/plans" --json
+check "second run read the cache" py "$out" 'd["plan_cached"] is True'
+
+# emu hw: the derived compute peak, labelled
+expect_rc 0 "hw json peak" "$exe" emu hw --json
+check "hw peak is 32.8 TFLOPS, an estimate" py "$out" \
+	'abs(d["peak_fp16_tflops"]["value"] - 32.768) < 1e-9 and d["peak_fp16_tflops"]["label"] == "estimate"'
+
+# emu graph: a small graph with a relayout, JSON as documented, forced relayout paths, errors
+gdir="$(dirname "$0")/../fixtures/graph"
+expect_rc 0 "graph json" "$exe" emu graph "$gdir/small.yaml" --dtype float16 --cores 3 --json
+check "graph json keys" py "$out" 'd["passed"] is True and d["modeled_us"] > 0 and
+	[o["name"] for o in d["ops"]] == ["h", "hb", "n", "m"] and
+	all(set(o) >= {"name", "op", "plan", "modeled_us"} for o in d["ops"]) and
+	len(d["relayouts"]) == 1 and d["relayouts"][0]["tensor"] == "t" and
+	d["relayouts"][0]["via"] in ("ring", "devmem") and d["relayouts"][0]["bytes"] > 0'
+expect_rc 0 "graph --relayout devmem" "$exe" emu graph "$gdir/small.yaml" --dtype float16 \
+	--cores 3 --relayout devmem --json
+check "graph devmem forced" py "$out" 'd["relayouts"][0]["via"] == "devmem"'
+expect_rc 0 "graph text + trace" "$exe" emu graph "$gdir/small.yaml" --dtype float16 \
+	--trace "$tmp/graph-trace.json"
+check "graph trace parses" py "$tmp/graph-trace.json" 'len(d["traceEvents"]) > 0'
+check "graph text PASS" grep -q '^numerics  PASS' "$out"
+expect_rc 2 "graph bad file" "$exe" emu graph "$gdir/bad/unknown_op.yaml"
+check "graph error placed" grep -q 'unknown_op.yaml:3:19: unknown op' "$err"
+expect_rc 2 "graph no file" "$exe" emu graph --dtype float16
+expect_rc 2 "graph bad --relayout" "$exe" emu graph "$gdir/small.yaml" --relayout sideways
+expect_rc 2 "graph takes no --op" "$exe" emu graph "$gdir/small.yaml" --op add
+
 summary

@@ -1,6 +1,7 @@
 /* Fuzz target: the hardware description parser. Invariants: it never crashes, never reads past
  * the input (the text is copied into a buffer of exactly its size, with no NUL after it), and
- * a description it accepts has every key, with values inside their ranges. */
+ * a description it accepts has every key (pe_simd_lanes is optional), with values inside their
+ * ranges. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (hw.cores < 1 || hw.cores > SPYRE_CORES_MAX || hw.stick_bytes != 128 ||
-	    hw.window_bytes > hw.dev_mem_bytes || !(hw.clock_ghz > 0) || hw.nparams != 16)
+	    hw.window_bytes > hw.dev_mem_bytes || !(hw.clock_ghz > 0) || hw.pe_simd_lanes < 1 ||
+	    hw.nparams != 16u + (spyre_hw_param_find(&hw, "pe_simd_lanes") != NULL))
 		abort();
 	for (size_t i = 0; i < hw.nparams; i++) {
 		const struct spyre_hw_param *p = &hw.params[i];

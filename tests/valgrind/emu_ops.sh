@@ -51,6 +51,8 @@ extra=(
 	"2|emu run --op add --shape 5 --shape 5 --dtype float16 --plan no_such_plan"
 	"2|emu hw --hw FIXTURES/hw/bad/bad_label.yaml"
 	"2|emu run --op add --shape 5x0 --shape 5 --dtype float16"
+	"0|emu graph FIXTURES/graph/small.yaml --dtype float16 --cores 3 --trace TMP/graph.json --json"
+	"2|emu graph FIXTURES/graph/bad/undefined_input.yaml --dtype float16"
 )
 fixtures=$(cd "$(dirname "$0")/../fixtures" && pwd) || exit 1
 

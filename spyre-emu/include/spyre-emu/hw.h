@@ -37,6 +37,7 @@ struct spyre_hw {
 	uint32_t vec_elems_per_cycle;   /* vector (special-function) unit: 64 fp16 (estimate) */
 	uint32_t transcendental_factor; /* cost multiplier of exp, log, tanh, ... (estimate) */
 	uint32_t dma_setup_cycles;      /* fixed cost of one DMA descriptor (estimate) */
+	uint32_t pe_simd_lanes; /* multiply-adds per PE per cycle, along K (estimate; optional) */
 	struct spyre_hw_param params[SPYRE_HW_PARAMS_MAX]; /* one per key, in file order */
 	size_t nparams;
 };
@@ -51,6 +52,11 @@ int spyre_hw_set_cores(struct spyre_hw *hw, int cores);
 
 /* Device-memory bytes per clock cycle (bandwidth / clock). */
 double spyre_hw_dev_bytes_per_cycle(const struct spyre_hw *hw);
+
+/* The modelled compute peak: fp16 FLOP per cycle of one core, and of the card (all `cores`) in
+ * TFLOPS at clock_ghz. Both rest on estimates (pe_simd_lanes, clock_ghz). */
+double spyre_hw_peak_flops_per_cycle(const struct spyre_hw *hw);
+double spyre_hw_peak_tflops(const struct spyre_hw *hw);
 
 /* The label of one key ("clock_ghz"), or NULL if the description has no such key. */
 const struct spyre_hw_param *spyre_hw_param_find(const struct spyre_hw *hw, const char *key);

@@ -23,10 +23,11 @@ struct spyre_run_opts {
 	struct spyre_op_params params;
 	const struct spyre_hw *hw; /* with the core count to use */
 	uint64_t seed;
-	const char *plan;       /* NULL: the fastest valid plan */
-	const char *trace_path; /* NULL: no Chrome trace */
-	double atol, rtol;      /* < 0: the defaults for the dtype (spyre_run_default_tol) */
-	int skip_reference;     /* benchmarks: no float64 reference and no comparison */
+	const char *plan;           /* NULL: the fastest valid plan */
+	const char *trace_path;     /* NULL: no Chrome trace */
+	double atol, rtol;          /* < 0: the defaults for the dtype (spyre_run_default_tol) */
+	int skip_reference;         /* benchmarks: no float64 reference and no comparison */
+	const char *plan_cache_dir; /* NULL: plan choices are remembered in memory only */
 };
 
 struct spyre_run_result {
@@ -42,6 +43,7 @@ struct spyre_run_result {
 	/* host seconds spent planning (build, validate and time every candidate) and executing
 	 * the chosen plan functionally: the emulator's own speed, for benchmarks */
 	double plan_s, exec_s;
+	int plan_cached; /* the choice came from the plan cache (memory or disk) */
 };
 
 /* One candidate plan and what the timing model says of it. */

@@ -55,6 +55,15 @@ struct spyre_timing {
 /* Simulates a validated launch. With keep_schedule, t->sched holds every instruction. */
 int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
 		      struct spyre_timing *t, int keep_schedule);
+/* The same for a launch spyre_launch_validate() has already accepted (planning validates each
+ * candidate once). */
+int spyre_launch_time_validated(const struct spyre_launch *l, const struct spyre_hw *hw,
+				struct spyre_timing *t, int keep_schedule);
+/* A lower bound on the makespan spyre_launch_time() would report, from one pass over the
+ * programs: the busiest core's DMA engine, PE array or vector unit, or the shared device-memory
+ * channel, each as if nothing ever waited. The planner skips simulating a candidate whose bound
+ * is already worse than the best simulated so far. */
+uint64_t spyre_launch_lower_bound(const struct spyre_launch *l, const struct spyre_hw *hw);
 void spyre_timing_finish(struct spyre_timing *t);
 
 /* Writes the kept schedule as Chrome trace-event JSON (one process per core, one thread per

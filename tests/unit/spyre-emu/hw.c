@@ -31,7 +31,11 @@ Test(hw, shipped_description)
 	cr_expect_gt(hw.dma_setup_cycles, 0);
 	cr_expect(strstr(hw.name, "Spyre") != NULL, "%s", hw.name);
 	cr_expect_float_eq(spyre_hw_dev_bytes_per_cycle(&hw), 128.0, 1e-9);
-	cr_expect_eq(hw.nparams, 16);
+	cr_expect_eq(hw.nparams, 17);
+	/* the calibrated peak: 2 corelets x 64 PEs x 4 lanes x 2 FLOP, 32 cores at 1 GHz */
+	cr_expect_eq(hw.pe_simd_lanes, 4);
+	cr_expect_float_eq(spyre_hw_peak_flops_per_cycle(&hw), 1024.0, 1e-9);
+	cr_expect_float_eq(spyre_hw_peak_tflops(&hw), 32.768, 1e-9);
 	cr_expect_str_eq(hw.params[0].key, "name");
 }
 
@@ -78,6 +82,7 @@ Test(hw, test_descriptions)
 	cr_assert_eq(spyre_hw_load_file(&hw, FIX "one_core.yaml"), 0, "%s", err_last());
 	cr_expect_eq(hw.cores, 1);
 	cr_expect_eq(hw.lx_bytes, 2u << 20);
+	cr_expect_eq(hw.pe_simd_lanes, 1, "optional: one FMA per PE when the file has no width");
 	cr_assert_eq(spyre_hw_load_file(&hw, FIX "eight_cores.yaml"), 0, "%s", err_last());
 	cr_expect_eq(hw.cores, 8);
 	cr_assert_eq(spyre_hw_load_file(&hw, FIX "small_lx.yaml"), 0, "%s", err_last());

@@ -16,7 +16,7 @@
 /* Plans whose fp32 sums follow the core count (a K split, the MLP's split of F). */
 static int order_follows_cores(const char *plan)
 {
-	return strncmp(plan, "ksplit", 6) == 0 || strcmp(plan, "fused_ffn_split") == 0;
+	return strncmp(plan, "ksplit", 6) == 0 || strncmp(plan, "fused_ffn_split", 15) == 0;
 }
 
 /* Parses one sample ("67x256,256") into opts. */
