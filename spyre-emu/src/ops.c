@@ -127,7 +127,7 @@ static int64_t to_i64(double v)
 void spyre_tensor_get_all(const struct spyre_tensor *t, double *out)
 {
 	uint64_t n = spyre_tensor_numel(t);
-	if (t->dtype != SPYRE_DTYPE_FLOAT16 && t->dtype != SPYRE_DTYPE_DL16) {
+	if (spyre_dtype_size(t->dtype) != 2 || !spyre_dtype_is_float(t->dtype)) {
 		for (uint64_t i = 0; i < n; i++)
 			out[i] = spyre_tensor_get(t, i);
 		return;
@@ -138,6 +138,8 @@ void spyre_tensor_get_all(const struct spyre_tensor *t, double *out)
 		size_t m = n - i < BULK_CHUNK ? (size_t)(n - i) : BULK_CHUNK;
 		if (t->dtype == SPYRE_DTYPE_FLOAT16)
 			spyre_half_to_f32_n(f, src + i, m);
+		else if (t->dtype == SPYRE_DTYPE_BFLOAT16)
+			spyre_bf16_to_f32_n(f, src + i, m);
 		else
 			spyre_dl16_to_f32_n(f, src + i, m);
 		for (size_t k = 0; k < m; k++)
@@ -148,7 +150,7 @@ void spyre_tensor_get_all(const struct spyre_tensor *t, double *out)
 void spyre_tensor_set_all(struct spyre_tensor *t, const double *v)
 {
 	uint64_t n = spyre_tensor_numel(t);
-	if (t->dtype != SPYRE_DTYPE_FLOAT16 && t->dtype != SPYRE_DTYPE_DL16) {
+	if (spyre_dtype_size(t->dtype) != 2 || !spyre_dtype_is_float(t->dtype)) {
 		for (uint64_t i = 0; i < n; i++)
 			spyre_tensor_set(t, i, v[i]);
 		return;
@@ -161,6 +163,8 @@ void spyre_tensor_set_all(struct spyre_tensor *t, const double *v)
 			f[k] = (float)v[i + k]; /* as spyre_tensor_set rounds: through fp32 */
 		if (t->dtype == SPYRE_DTYPE_FLOAT16)
 			spyre_half_from_f32_n(dst + i, f, m);
+		else if (t->dtype == SPYRE_DTYPE_BFLOAT16)
+			spyre_bf16_from_f32_n(dst + i, f, m);
 		else
 			spyre_dl16_from_f32_n(dst + i, f, m);
 	}
@@ -180,6 +184,10 @@ void spyre_tensor_set(struct spyre_tensor *t, uint64_t i, double v)
 		break;
 	case SPYRE_DTYPE_DL16:
 		h = spyre_dl16_from_f32(f);
+		memcpy(p, &h, 2);
+		break;
+	case SPYRE_DTYPE_BFLOAT16:
+		h = spyre_bf16_from_f32(f);
 		memcpy(p, &h, 2);
 		break;
 	case SPYRE_DTYPE_FLOAT32:

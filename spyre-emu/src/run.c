@@ -26,7 +26,8 @@ void spyre_run_opts_init(struct spyre_run_opts *o)
 void spyre_run_default_tol(enum spyre_dtype dtype, const char *op, double *atol, double *rtol)
 {
 	(void)op;
-	if (dtype == SPYRE_DTYPE_FLOAT16 || dtype == SPYRE_DTYPE_DL16) {
+	if (dtype == SPYRE_DTYPE_FLOAT16 || dtype == SPYRE_DTYPE_DL16 ||
+	    dtype == SPYRE_DTYPE_BFLOAT16) {
 		*atol = 0.1; /* SPYRE.md section 4: torch-spyre's fp16 kernel tests */
 		*rtol = 0.1;
 	} else if (dtype == SPYRE_DTYPE_FLOAT32) {
@@ -117,7 +118,7 @@ static int run_prepare(struct run_state *s, const struct spyre_run_opts *o)
 	/* A comparison is exact: give it inputs on the DL16 grid, so host and device compare
 	 * the same numbers (two float16 values that round to one DL16 value compare equal on
 	 * the device; that difference is the device's, not a planner bug). */
-	if (o->dtype == SPYRE_DTYPE_FLOAT16 && is_comparison(s->op->name))
+	if (spyre_dtype_is_half(o->dtype) && is_comparison(s->op->name))
 		for (int i = 0; i < s->nin; i++)
 			for (uint64_t j = 0; j < spyre_tensor_numel(&s->in[i]); j++)
 				spyre_tensor_set(&s->in[i], j,
