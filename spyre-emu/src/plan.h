@@ -77,6 +77,7 @@ int plan__variants_matmul(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_gather(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_fused(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_layout(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_moves(const struct plan_ctx *c, struct plan_variant *out); /* plan_moves.c */
 
 /* Builders other plans compose (with a plan_ctx of their own making). */
 int plan__build_pointwise(struct plan_ctx *c, const struct plan_variant *pv);

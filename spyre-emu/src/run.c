@@ -111,7 +111,8 @@ static int run_prepare(struct run_state *s, const struct spyre_run_opts *o)
 			       nd0);
 	if (p.eps == 0)
 		p.eps = strcmp(s->op->name, "rms_norm") == 0 ? 1e-6 : 1e-5;
-	int rc = spyre_op_make_inputs(s->op, s->in, o->nin, o->shapes, o->ndims, o->dtype, o->seed);
+	int rc = spyre_op_make_inputs_p(s->op, s->in, o->nin, o->shapes, o->ndims, o->dtype,
+					o->seed, &p);
 	if (rc)
 		return rc;
 	s->nin = o->nin;
@@ -128,7 +129,7 @@ static int run_prepare(struct run_state *s, const struct spyre_run_opts *o)
 	int ndim;
 	if ((rc = spyre_op_output_shape(s->op, s->in, s->nin, &p, shape, &ndim)))
 		return rc;
-	enum spyre_dtype odt = is_comparison(s->op->name) ? SPYRE_DTYPE_BOOL : o->dtype;
+	enum spyre_dtype odt = spyre_op_output_dtype(s->op, &p, o->dtype);
 	if ((rc = spyre_tensor_alloc(&s->out, odt, shape, ndim)))
 		return rc;
 	if (!o->skip_reference &&
