@@ -261,9 +261,13 @@ int moves__map_init(struct moves_map *m, const struct spyre_op_info *op,
 		memcpy(m->in_shape[t], shapes[t], sizeof(int64_t) * (size_t)ndims[t]);
 		m->in_ndim[t] = ndims[t];
 	}
-	m->dim = p->dim;
-	if (nin && (p->dim < 0 || p->dim > ndims[0]))
-		return err_set(ERR_INVAL, "%s: dim %d out of range", op->name, p->dim);
+	/* dim as given (negative from the end); unsqueeze counts the new dim too */
+	int nd = nin ? ndims[0] : 0, top = nd + (strcmp(op->name, "unsqueeze") == 0);
+	m->dim = p->dim < 0 ? p->dim + top : p->dim;
+	if (nin && m->kind != MOVES_EXPAND && m->kind != MOVES_GETITEM &&
+	    (m->dim < 0 || m->dim >= (top ? top : 1)))
+		return err_set(ERR_INVAL, "%s: dim %d out of range for %d dims", op->name, p->dim,
+			       nd);
 	m->slot_of = slot_of;
 	return out_shape(m, op, shapes, ndims, nin, p);
 }

@@ -361,7 +361,7 @@ int spyre_op_make_inputs_p(const struct spyre_op_info *op, struct spyre_tensor *
 		}
 		int64_t hi = i + 1 < nin && ndims[i + 1] > 0 ? shapes[i + 1][0] : 1;
 		if (strcmp(kind, "slot") == 0) { /* positions along dim of input 0 */
-			int d = p ? p->dim : 0;
+			int d = p ? p->dim : -1; /* the runner's default dim */
 			d = d < 0 ? d + ndims[0] : d;
 			hi = d >= 0 && d < ndims[0] ? shapes[0][d] : 1;
 		}

@@ -37,7 +37,10 @@ static int ref_moves(struct ref *r)
 	int64_t *slots = NULL;
 	int rc = 0;
 	if (strcmp(r->op->name, "index_copy_") == 0) {
-		int64_t size = r->in[0].shape[r->p->dim], n = r->in[1].shape[0];
+		int nd = r->in[0].ndim, d = r->p->dim < 0 ? r->p->dim + nd : r->p->dim;
+		if (d < 0 || d >= nd)
+			return err_set(ERR_INVAL, "index_copy_: dim %d out of range", r->p->dim);
+		int64_t size = r->in[0].shape[d], n = r->in[1].shape[0];
 		int64_t *ix = malloc((size_t)(n ? n : 1) * sizeof(*ix));
 		slots = malloc((size_t)(size ? size : 1) * sizeof(*slots));
 		if (!ix || !slots)

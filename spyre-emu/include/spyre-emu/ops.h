@@ -102,7 +102,8 @@ int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in
 			 const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
 			 enum spyre_dtype dtype, uint64_t seed);
 /* The same, with the op's parameters: index_copy_'s indices are distinct positions along
- * params.dim of input 0 (spyre_op_make_inputs knows no dim and uses dim 0). */
+ * params.dim of input 0 (spyre_op_make_inputs knows no dim and uses the last, the runner's
+ * default). */
 int spyre_op_make_inputs_p(const struct spyre_op_info *op, struct spyre_tensor *in, int nin,
 			   const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
 			   enum spyre_dtype dtype, uint64_t seed, const struct spyre_op_params *p);
