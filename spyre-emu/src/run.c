@@ -283,6 +283,7 @@ struct plan_key {
 	double pd[4];               /* scalar, scalar2, eps, and 0 */
 	int pi[6 + SPYRE_DIMS_MAX]; /* has_min, has_max, dim, keepdim, approx, causal, perm */
 	double hwd[3];              /* dev_mem_gbps, clock_ghz, 0 */
+	uint64_t pext; /* FNV-1a of the params the MOVE ops, casts and attention add */
 	uint64_t hwu[12];
 };
 
@@ -295,6 +296,32 @@ struct plan_entry {
 
 static _Thread_local struct plan_entry plan_cache[PLAN_CACHE_ENTRIES];
 static _Thread_local unsigned plan_cache_next;
+
+static uint64_t fnv_mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Field by field (a struct's padding is not hashed). */
+static uint64_t params_ext_hash(const struct spyre_op_params *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	h = fnv_mix(h, p->shape, sizeof(p->shape));
+	h = fnv_mix(h, &p->shape_ndim, sizeof(p->shape_ndim));
+	for (int i = 0; i < p->n_index && i < SPYRE_INDEX_MAX; i++) {
+		const struct spyre_index_item *it = &p->index[i];
+		int f[3] = { (int)it->kind, it->has_start, it->has_stop };
+		int64_t v[3] = { it->start, it->stop, it->step };
+		h = fnv_mix(h, f, sizeof(f));
+		h = fnv_mix(h, v, sizeof(v));
+	}
+	int f[4] = { p->n_index, p->has_out_dtype, (int)p->out_dtype, p->has_scale };
+	h = fnv_mix(h, f, sizeof(f));
+	return fnv_mix(h, &p->scale, sizeof(p->scale));
+}
 
 static void key_of(struct plan_key *k, const struct spyre_run_opts *o, const struct plan_ctx *c)
 {
@@ -313,6 +340,7 @@ static void key_of(struct plan_key *k, const struct spyre_run_opts *o, const str
 	k->pi[4] = p->approximate_tanh, k->pi[5] = p->causal;
 	for (int d = 0; d < SPYRE_DIMS_MAX; d++)
 		k->pi[6 + d] = p->perm[d];
+	k->pext = params_ext_hash(p);
 	const struct spyre_hw *h = c->hw;
 	k->hwd[0] = h->dev_mem_gbps, k->hwd[1] = h->clock_ghz;
 	uint64_t u[12] = { (uint64_t)h->cores,
