@@ -283,7 +283,7 @@ struct plan_key {
 	double pd[4];               /* scalar, scalar2, eps, and 0 */
 	int pi[6 + SPYRE_DIMS_MAX]; /* has_min, has_max, dim, keepdim, approx, causal, perm */
 	double hwd[3];              /* dev_mem_gbps, clock_ghz, 0 */
-	uint64_t pext; /* FNV-1a of the params the MOVE ops, casts and attention add */
+	uint64_t pext;              /* FNV-1a of the params the MOVE ops, casts and attention add */
 	uint64_t hwu[12];
 };
 

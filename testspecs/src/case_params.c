@@ -80,6 +80,11 @@ static int parse_ints(const char *text, int64_t *v, int max, int *n)
 	return 0;
 }
 
+static int is_true(const char *t)
+{
+	return t && (!strcmp(t, "true") || !strcmp(t, "True") || !strcmp(t, "1"));
+}
+
 static int is_null(const char *t)
 {
 	return !t || strcmp(t, "null") == 0 || strcmp(t, "None") == 0 || strcmp(t, "~") == 0;
@@ -167,18 +172,40 @@ static int parse_dtype(const char *text, enum spyre_dtype *out)
 	return spyre_dtype_parse(out, t);
 }
 
+#define CALL_VALUES_MAX 16
+
 /* The call's arguments, in order: values (and py literals) only, and the kwargs by name. */
 struct call {
-	const char *vals[16];
+	const char *vals[CALL_VALUES_MAX];
 	int nvals;
 	const struct spec_sample_inputs *si;
+	char buf[CALL_VALUES_MAX][ARG_TEXT_MAX + 1];
+	char kw[ARG_TEXT_MAX + 1];
 };
 
-static const char *kwarg(const struct call *c, const char *name)
+/* A value's text as the loader keeps it (flow YAML: a quoted string keeps its quotes), into
+ * out without them; ERR_INVAL past ARG_TEXT_MAX. */
+static int unquote(const char *t, char *out)
+{
+	size_t n = strlen(t);
+	if (n > ARG_TEXT_MAX)
+		return err_set(ERR_INVAL, "an argument longer than %d bytes", ARG_TEXT_MAX);
+	if (n >= 2 && (t[0] == '"' || t[0] == '\'') && t[n - 1] == t[0]) {
+		t++;
+		n -= 2;
+	}
+	memcpy(out, t, n);
+	out[n] = '\0';
+	return 0;
+}
+
+static const char *kwarg(struct call *c, const char *name)
 {
 	for (size_t i = 0; c->si && i < c->si->n_kwargs; i++)
-		if (c->si->kwargs[i].key.s && strcmp(c->si->kwargs[i].key.s, name) == 0)
-			return c->si->kwargs[i].arg.text.s ? c->si->kwargs[i].arg.text.s : "null";
+		if (c->si->kwargs[i].key.s && strcmp(c->si->kwargs[i].key.s, name) == 0) {
+			const char *t = c->si->kwargs[i].arg.text.s;
+			return t && unquote(t, c->kw) == 0 ? c->kw : "null";
+		}
 	return NULL;
 }
 
@@ -193,12 +220,12 @@ static int set_dim(const char *text, int *dim)
 }
 
 /* Sizes as one tuple value or as several integer values from index `from` on. */
-static int set_shape(const struct call *c, int from, struct spyre_op_params *p)
+static int set_shape(struct call *c, int from, struct spyre_op_params *p)
 {
 	if (c->nvals == from + 1 || c->nvals <= from)
-		return c->nvals <= from ? 0
-					: parse_ints(c->vals[from], p->shape, SPYRE_DIMS_MAX,
-						     &p->shape_ndim);
+		return c->nvals <= from
+			   ? 0
+			   : parse_ints(c->vals[from], p->shape, SPYRE_DIMS_MAX, &p->shape_ndim);
 	p->shape_ndim = 0;
 	for (int i = from; i < c->nvals; i++) {
 		int n;
@@ -210,7 +237,7 @@ static int set_shape(const struct call *c, int from, struct spyre_op_params *p)
 	return 0;
 }
 
-static int params_to(const struct call *c, const char *name, struct spyre_op_params *p)
+static int params_to(struct call *c, const char *name, struct spyre_op_params *p)
 {
 	const struct spec_op_map *m = testspecs_opmap_find(name);
 	if (m && strcmp(m->upstream, "float") == 0) { /* Tensor.float() */
@@ -230,8 +257,7 @@ static int params_to(const struct call *c, const char *name, struct spyre_op_par
 	return 0;
 }
 
-static int params_attention(const struct call *c, const struct spec_case *cs,
-			    struct spyre_op_params *p)
+static int params_attention(struct call *c, const struct spec_case *cs, struct spyre_op_params *p)
 {
 	const char *v;
 	double x;
@@ -240,7 +266,7 @@ static int params_attention(const struct call *c, const struct spec_case *cs,
 	if ((v = kwarg(c, "attn_mask")) && !is_null(v))
 		return err_set(ERR_INVAL, "attention with a mask tensor is not emulated");
 	if ((v = kwarg(c, "is_causal")))
-		p->causal = strcmp(v, "true") == 0 || strcmp(v, "True") == 0;
+		p->causal = is_true(v);
 	if ((v = kwarg(c, "scale")) && !is_null(v)) {
 		if (parse_number(v, &p->scale))
 			return err_prefix("attention scale");
@@ -250,7 +276,7 @@ static int params_attention(const struct call *c, const struct spec_case *cs,
 	return 0;
 }
 
-static int params_reduce(const struct call *c, struct spyre_op_params *p)
+static int params_reduce(struct call *c, struct spyre_op_params *p)
 {
 	const char *d = kwarg(c, "dim"), *k = kwarg(c, "keepdim");
 	if (!d && c->nvals)
@@ -259,18 +285,18 @@ static int params_reduce(const struct call *c, struct spyre_op_params *p)
 		k = c->vals[1];
 	if (d && set_dim(d, &p->dim))
 		return ERR_INVAL;
-	p->keepdim = k && (strcmp(k, "true") == 0 || strcmp(k, "True") == 0);
+	p->keepdim = is_true(k);
 	return 0;
 }
 
-static int scalar_arg(const struct call *c, const char *what, double *out)
+static int scalar_arg(struct call *c, const char *what, double *out)
 {
 	if (!c->nvals)
 		return err_set(ERR_INVAL, "%s: no scalar operand", what);
 	return parse_number(c->vals[0], out) ? err_prefix("%s", what) : 0;
 }
 
-static int params_call(const struct call *c, const struct spec_case *cs, const char *emu,
+static int params_call(struct call *c, const struct spec_case *cs, const char *emu,
 		       struct spyre_op_params *p)
 {
 	const char *v;
@@ -321,7 +347,7 @@ static int params_kernel(const struct spec_kernel *k, struct spyre_op_params *p)
 		if (strcmp(key, "dim") == 0)
 			rc = set_dim(val, &p->dim);
 		else if (strcmp(key, "keepdim") == 0)
-			p->keepdim = strcmp(val, "true") == 0;
+			p->keepdim = is_true(val);
 		else if (strcmp(key, "exponent") == 0 || strcmp(key, "scalar") == 0)
 			rc = parse_number(val, &p->scalar);
 		else if (strcmp(key, "min") == 0)
@@ -331,7 +357,7 @@ static int params_kernel(const struct spec_kernel *k, struct spyre_op_params *p)
 		else if (strcmp(key, "eps") == 0)
 			rc = parse_number(val, &p->eps);
 		else if (strcmp(key, "causal") == 0)
-			p->causal = strcmp(val, "true") == 0;
+			p->causal = is_true(val);
 		else if (strcmp(key, "approximate") == 0)
 			p->approximate_tanh = strcmp(val, "tanh") == 0;
 		else if (strcmp(key, "shape") == 0)
@@ -360,17 +386,23 @@ int testspecs_case_params(const struct spec_case *cs, struct spyre_op_params *p)
 		return params_kernel(cs->kernel, p);
 	if (!cs->sample || !cs->emu_op)
 		return 0;
-	struct call c = { .si = cs->sample };
-	for (size_t i = 0; i < cs->sample->n_args; i++) {
+	struct call *c = calloc(1, sizeof(*c));
+	if (!c)
+		return err_set(ERR_NOMEM, "case params: out of memory");
+	c->si = cs->sample;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < cs->sample->n_args; i++) {
 		const struct spec_arg *a = &cs->sample->args[i];
 		if (a->kind != SPEC_ARG_VALUE && a->kind != SPEC_ARG_PY)
 			continue;
-		if (c.nvals >= (int)(sizeof(c.vals) / sizeof(c.vals[0])))
-			return err_set(ERR_INVAL, "more than 16 non-tensor arguments");
-		const char *t = a->text.s ? a->text.s : "null";
-		if (strlen(t) > ARG_TEXT_MAX)
-			return err_set(ERR_INVAL, "an argument longer than %d bytes", ARG_TEXT_MAX);
-		c.vals[c.nvals++] = t;
+		if (c->nvals >= CALL_VALUES_MAX)
+			rc = err_set(ERR_INVAL, "more than %d non-tensor arguments",
+				     CALL_VALUES_MAX);
+		else if (!(rc = unquote(a->text.s ? a->text.s : "null", c->buf[c->nvals])))
+			c->vals[c->nvals] = c->buf[c->nvals], c->nvals++;
 	}
-	return params_call(&c, cs, cs->emu_op, p);
+	if (!rc)
+		rc = params_call(c, cs, cs->emu_op, p);
+	free(c);
+	return rc;
 }
