@@ -118,6 +118,40 @@ static uint64_t case_hash(const char *test_id, const char *op, const struct shap
 	return fnv(h, dn, strlen(dn) + 1);
 }
 
+static uint64_t tensor_hash(uint64_t h, const struct spec_tensor *t)
+{
+	if (t->stride.present)
+		h = fnv(h, t->stride.v, t->stride.n * sizeof(int64_t));
+	if (t->has_storage_offset && t->storage_offset)
+		h = fnv(h, &t->storage_offset, sizeof(t->storage_offset));
+	return h;
+}
+
+/* A model-op call's arguments beyond its shapes (strides, values, py literals, kwargs): two
+ * calls of one op on the same shapes with other arguments (to float32 and to bfloat16; a
+ * strided view and a dense one) are two cases. A call with none keeps the id its op, shapes
+ * and dtype give. */
+static uint64_t call_hash(uint64_t h, const struct spec_sample_inputs *si)
+{
+	for (size_t i = 0; i < si->n_args; i++) {
+		const struct spec_arg *a = &si->args[i];
+		if (a->kind == SPEC_ARG_TENSOR)
+			h = tensor_hash(h, &a->tensor);
+		for (size_t q = 0; a->kind == SPEC_ARG_TENSOR_LIST && q < a->n_list; q++)
+			h = tensor_hash(h, &a->list[q]);
+		if ((a->kind == SPEC_ARG_VALUE || a->kind == SPEC_ARG_PY) && a->text.s)
+			h = fnv(h, a->text.s, a->text.len + 1);
+	}
+	for (size_t i = 0; i < si->n_kwargs; i++) {
+		const struct spec_kwarg *kw = &si->kwargs[i];
+		if (kw->key.s)
+			h = fnv(h, kw->key.s, kw->key.len + 1);
+		if (kw->arg.text.s)
+			h = fnv(h, kw->arg.text.s, kw->arg.text.len + 1);
+	}
+	return h;
+}
+
 /* What the resolver says about one op of the test: its row (NULL when the specs do not let
  * the op run for this test: not supported, not included, or excluded). */
 struct op_view {
@@ -255,6 +289,8 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 			cs->mode = k->mode;
 	}
 	uint64_t h = case_hash(c->case_id, op, s, d);
+	if (rule == SPEC_RULE_SAMPLE_INPUTS && c->sample)
+		h = call_hash(h, c->sample);
 	snprintf(cs->id, sizeof(cs->id), "%016" PRIx64, h);
 	uint64_t g = c->set->global.has_seed ? c->set->global.seed : 0;
 	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g)) & SEED_MASK;
