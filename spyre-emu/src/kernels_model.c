@@ -69,6 +69,24 @@ void spyre_kernel__to(const struct spyre_vec *v, uint8_t *lx)
 		}
 }
 
+/* arange on the vector unit: reads nothing; integers exact (in double, then stored), floats
+ * computed in fp32 and rounded once. */
+void spyre_kernel__iota(const struct spyre_vec *v, uint8_t *lx)
+{
+	int is_int = kx_is_int(v->out_dtype);
+	for (uint32_t r = 0; r < v->rows; r++)
+		for (uint32_t c = 0; c < v->cols; c++) {
+			uint64_t i = (uint64_t)r * v->cols + c;
+			uint8_t *o = kx_out(v, lx, r, c);
+			if (is_int)
+				kx_store_i(
+				    o, v->out_dtype,
+				    (int64_t)((double)v->scalar[0] + (double)i * v->scalar[1]));
+			else
+				kx_store_f(o, v->out_dtype, v->scalar[0] + (float)i * v->scalar[1]);
+		}
+}
+
 /* Per row: scalar[2] elements from lane scalar[0] of the input row to lane scalar[1] of the
  * output row, bytes unchanged (dtype == out_dtype). rows x cols is the footprint the validator
  * and the timing model see: the plan sets it to cover what this reads and writes. */

@@ -195,9 +195,9 @@ static enum moves_kind kind_of(const char *name)
 		return MOVES_CAT;
 	if (strcmp(name, "index_copy_") == 0)
 		return MOVES_INDEX_COPY;
-	if (strcmp(name, "zeros") == 0)
-		return MOVES_ZERO;
-	return MOVES_FLAT; /* view, reshape, unsqueeze */
+	if (strcmp(name, "zeros") == 0 || strcmp(name, "arange") == 0)
+		return MOVES_ZERO; /* no input: every element is made (zeros, arange's values) */
+	return MOVES_FLAT;         /* view, reshape, unsqueeze */
 }
 
 int moves__shape(const struct spyre_op_info *op, const int64_t shapes[][SPYRE_DIMS_MAX],

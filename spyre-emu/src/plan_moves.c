@@ -95,12 +95,32 @@ static int lane_run(struct row_ctx *x, const struct run *u)
 	return plan__vec(x->c, x->core, "lane_copy", &v);
 }
 
+/* arange: the row's values made by the vector unit (padding lanes zeroed first). */
+static int arange_row(struct row_ctx *x, int64_t r)
+{
+	const struct plan_tensor *o = &x->c->out;
+	uint32_t lanes = (uint32_t)(o->sticks * o->eps);
+	int rc =
+	    lanes > o->cols ? plan__zero_fill(x->c, x->core, x->buf, 1, lanes, lanes, o->ddt) : 0;
+	struct spyre_vec v = { 0 };
+	v.dtype = v.out_dtype = o->ddt;
+	v.out = x->buf;
+	v.out_stride = lanes;
+	v.rows = 1;
+	v.cols = (uint32_t)o->cols;
+	v.scalar[0] = (float)(x->c->p.scalar + (double)(r * o->cols) * x->c->p.scalar2);
+	v.scalar[1] = (float)x->c->p.scalar2;
+	return rc ? rc : plan__vec(x->c, x->core, "iota", &v);
+}
+
 static int row_build(struct row_ctx *x, int64_t r)
 {
 	const struct plan_tensor *o = &x->c->out;
 	int rc = 0;
 	row_runs(x, r);
-	if (x->zero)
+	if (strcmp(x->c->op->name, "arange") == 0)
+		rc = arange_row(x, r);
+	else if (x->zero)
 		rc = plan__zero_fill(x->c, x->core, x->buf, 1, (uint32_t)(o->sticks * o->eps),
 				     (uint32_t)(o->sticks * o->eps), o->ddt);
 	for (int64_t i = 0; !rc && i < x->n_runs; i++) {

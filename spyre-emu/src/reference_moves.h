@@ -77,3 +77,10 @@ MOVES_REF(getitem)
 MOVES_REF(cat)
 MOVES_REF(index_copy_)
 MOVES_REF(zeros)
+
+static int ref_arange(struct ref *r)
+{
+	for (uint64_t k = 0; k < r->n; k++)
+		r->out[k] = r->p->scalar + (double)k * r->p->scalar2;
+	return 0;
+}

@@ -289,6 +289,30 @@ static int params_reduce(struct call *c, struct spyre_op_params *p)
 	return 0;
 }
 
+/* torch.arange(end), (start, end) or (start, end, step), positional or by keyword. */
+static int params_arange(struct call *c, struct spyre_op_params *p)
+{
+	double v[3] = { 0, 0, 1 };
+	static const char *const names[3] = { "start", "end", "step" };
+	int n = c->nvals > 3 ? 3 : c->nvals;
+	for (int i = 0; i < n; i++)
+		if (parse_number(c->vals[i], &v[n == 1 ? 1 : i]))
+			return err_prefix("arange");
+	for (int i = 0; i < 3; i++) {
+		const char *k = kwarg(c, names[i]);
+		if (k && parse_number(k, &v[i]))
+			return err_prefix("arange %s", names[i]);
+	}
+	double len = v[2] != 0 ? ceil((v[1] - v[0]) / v[2]) : -1;
+	if (!(len >= 0 && len <= (double)SPYRE_TENSOR_ELEMS_MAX))
+		return err_set(ERR_INVAL, "arange(%g, %g, %g): no length", v[0], v[1], v[2]);
+	p->scalar = v[0];
+	p->scalar2 = v[2];
+	p->shape[0] = (int64_t)len;
+	p->shape_ndim = 1;
+	return 0;
+}
+
 static int scalar_arg(struct call *c, const char *what, double *out)
 {
 	if (!c->nvals)
@@ -319,6 +343,8 @@ static int params_call(struct call *c, const struct spec_case *cs, const char *e
 		int rc = set_shape(c, 0, p);
 		return rc ? rc : (p->shape_ndim ? 0 : err_set(ERR_INVAL, "zeros: no size"));
 	}
+	if (strcmp(emu, "arange") == 0)
+		return params_arange(c, p);
 	if (strcmp(emu, "getitem") == 0)
 		return c->nvals ? parse_index(c->vals[0], p) : 0;
 	if (!strcmp(emu, "unsqueeze") || !strcmp(emu, "index_copy_") || !strcmp(emu, "cat")) {

@@ -90,6 +90,7 @@ const struct spec_op_map testspecs_opmap[] = {
 	{ "index_copy_", "index_copy_", O },
 	{ "index_copy", "index_copy_", O },
 	{ "zeros", "zeros", O },
+	{ "arange", "arange", O },
 	/* the emulator's own names that no OpInfo spells the same way (`kernels:` uses these) */
 	{ "gelu", "gelu", O },
 	{ "silu", "silu", O },
