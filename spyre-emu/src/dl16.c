@@ -201,6 +201,51 @@ BULK_CLONES void spyre_half_from_f32_n(uint16_t *restrict out, const float *rest
 		out[i] = half_from_bits(f32_bits(in[i]));
 }
 
+/* bfloat16 is the top half of an fp32: widening is exact; narrowing rounds to nearest, ties to
+ * even, on the 16 dropped bits (a carry into the exponent gives the next binade or Inf), NaN
+ * kept quiet with its sign. */
+static inline uint32_t bf16_to_bits(uint16_t h)
+{
+	return (uint32_t)h << 16;
+}
+
+static inline uint16_t bf16_from_bits(uint32_t u)
+{
+	uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+	uint32_t nan = (u >> 16) | 0x0040u;
+	return (uint16_t)blend((u & F32_ABS_MASK) > F32_INF_BITS, nan, rounded);
+}
+
+float spyre_bf16_to_f32(uint16_t h)
+{
+	return f32_from_bits(bf16_to_bits(h));
+}
+
+uint16_t spyre_bf16_from_f32(float f)
+{
+	return bf16_from_bits(f32_bits(f));
+}
+
+BULK_CLONES void spyre_bf16_to_f32_n(float *restrict out, const uint16_t *restrict in, size_t n)
+{
+	size_t i = 0;
+	for (; i + BLOCK <= n; i += BLOCK)
+		for (size_t j = 0; j < BLOCK; j++)
+			out[i + j] = f32_from_bits(bf16_to_bits(in[i + j]));
+	for (; i < n; i++)
+		out[i] = f32_from_bits(bf16_to_bits(in[i]));
+}
+
+BULK_CLONES void spyre_bf16_from_f32_n(uint16_t *restrict out, const float *restrict in, size_t n)
+{
+	size_t i = 0;
+	for (; i + BLOCK <= n; i += BLOCK)
+		for (size_t j = 0; j < BLOCK; j++)
+			out[i + j] = bf16_from_bits(f32_bits(in[i + j]));
+	for (; i < n; i++)
+		out[i] = bf16_from_bits(f32_bits(in[i]));
+}
+
 /* The host float16 <-> DL16 copies go through fp32 a chunk at a time: two vectorised passes
  * over a small stack buffer (gcc does not vectorise the fused 16-bit -> 16-bit loop). */
 void spyre_dl16_from_half_n(uint16_t *restrict out, const uint16_t *restrict in, size_t n)
@@ -220,5 +265,27 @@ void spyre_dl16_to_half_n(uint16_t *restrict out, const uint16_t *restrict in, s
 		size_t k = n - i < CHUNK ? n - i : CHUNK;
 		spyre_dl16_to_f32_n(tmp, in + i, k);
 		spyre_half_from_f32_n(out + i, tmp, k);
+	}
+}
+
+/* bfloat16 widens to fp32 exactly, so bfloat16 -> DL16 is fp32 -> DL16 (one rounding, the
+ * fp32 rule); DL16 -> bfloat16 is exact to fp32, then one round to nearest even. */
+void spyre_dl16_from_bf16_n(uint16_t *restrict out, const uint16_t *restrict in, size_t n)
+{
+	float tmp[CHUNK];
+	for (size_t i = 0; i < n; i += CHUNK) {
+		size_t k = n - i < CHUNK ? n - i : CHUNK;
+		spyre_bf16_to_f32_n(tmp, in + i, k);
+		spyre_dl16_from_f32_n(out + i, tmp, k);
+	}
+}
+
+void spyre_dl16_to_bf16_n(uint16_t *restrict out, const uint16_t *restrict in, size_t n)
+{
+	float tmp[CHUNK];
+	for (size_t i = 0; i < n; i += CHUNK) {
+		size_t k = n - i < CHUNK ? n - i : CHUNK;
+		spyre_dl16_to_f32_n(tmp, in + i, k);
+		spyre_bf16_from_f32_n(out + i, tmp, k);
 	}
 }

@@ -12,7 +12,7 @@ static const struct {
 	[SPYRE_DTYPE_FLOAT16] = { "float16", 2 }, [SPYRE_DTYPE_FLOAT32] = { "float32", 4 },
 	[SPYRE_DTYPE_INT64] = { "int64", 8 },     [SPYRE_DTYPE_INT32] = { "int32", 4 },
 	[SPYRE_DTYPE_INT8] = { "int8", 1 },       [SPYRE_DTYPE_BOOL] = { "bool", 1 },
-	[SPYRE_DTYPE_DL16] = { "dlfloat16", 2 },
+	[SPYRE_DTYPE_DL16] = { "dlfloat16", 2 },  [SPYRE_DTYPE_BFLOAT16] = { "bfloat16", 2 },
 };
 
 size_t spyre_dtype_size(enum spyre_dtype t)
@@ -33,7 +33,7 @@ int spyre_dtype_parse(enum spyre_dtype *out, const char *name)
 	} aliases[] = { { "half", SPYRE_DTYPE_FLOAT16 },  { "fp16", SPYRE_DTYPE_FLOAT16 },
 			{ "float", SPYRE_DTYPE_FLOAT32 }, { "fp32", SPYRE_DTYPE_FLOAT32 },
 			{ "long", SPYRE_DTYPE_INT64 },    { "int", SPYRE_DTYPE_INT32 },
-			{ "dl16", SPYRE_DTYPE_DL16 } };
+			{ "dl16", SPYRE_DTYPE_DL16 },     { "bf16", SPYRE_DTYPE_BFLOAT16 } };
 	for (int i = 0; i < SPYRE_DTYPE_COUNT; i++)
 		if (strcmp(name, dtypes[i].name) == 0) {
 			*out = (enum spyre_dtype)i;
@@ -45,17 +45,23 @@ int spyre_dtype_parse(enum spyre_dtype *out, const char *name)
 			return 0;
 		}
 	return err_set(ERR_INVAL,
-		       "unknown dtype '%.32s' (expected float16, float32, int64, int32, int8 or "
-		       "bool)",
+		       "unknown dtype '%.32s' (expected float16, bfloat16, float32, int64, int32, "
+		       "int8 or bool)",
 		       name);
 }
 
 enum spyre_dtype spyre_dtype_device(enum spyre_dtype host)
 {
-	return host == SPYRE_DTYPE_FLOAT16 ? SPYRE_DTYPE_DL16 : host;
+	return spyre_dtype_is_half(host) ? SPYRE_DTYPE_DL16 : host;
 }
 
 int spyre_dtype_is_float(enum spyre_dtype t)
 {
-	return t == SPYRE_DTYPE_FLOAT16 || t == SPYRE_DTYPE_FLOAT32 || t == SPYRE_DTYPE_DL16;
+	return t == SPYRE_DTYPE_FLOAT16 || t == SPYRE_DTYPE_FLOAT32 || t == SPYRE_DTYPE_DL16 ||
+	       t == SPYRE_DTYPE_BFLOAT16;
+}
+
+int spyre_dtype_is_half(enum spyre_dtype t)
+{
+	return t == SPYRE_DTYPE_FLOAT16 || t == SPYRE_DTYPE_BFLOAT16;
 }

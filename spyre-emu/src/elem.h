@@ -30,6 +30,9 @@ static inline float kx_load_f(const uint8_t *p, enum spyre_dtype t)
 	case SPYRE_DTYPE_FLOAT16:
 		memcpy(&h, p, 2);
 		return spyre_half_to_f32(h);
+	case SPYRE_DTYPE_BFLOAT16:
+		memcpy(&h, p, 2);
+		return spyre_bf16_to_f32(h);
 	case SPYRE_DTYPE_FLOAT32:
 		memcpy(&f, p, 4);
 		return f;

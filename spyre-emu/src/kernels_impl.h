@@ -49,6 +49,10 @@ static inline void kx_store_f(uint8_t *p, enum spyre_dtype t, float f)
 		h = spyre_half_from_f32(f);
 		memcpy(p, &h, 2);
 		return;
+	case SPYRE_DTYPE_BFLOAT16:
+		h = spyre_bf16_from_f32(f);
+		memcpy(p, &h, 2);
+		return;
 	case SPYRE_DTYPE_FLOAT32:
 		memcpy(p, &f, 4);
 		return;

@@ -224,6 +224,10 @@ static void convert(const struct spyre_layout *l, enum dir dir, void *dst, const
 		spyre_dl16_from_half_n(dst, src, n);
 	else if (l->host_dtype == SPYRE_DTYPE_FLOAT16)
 		spyre_dl16_to_half_n(dst, src, n);
+	else if (l->host_dtype == SPYRE_DTYPE_BFLOAT16 && dir == TO_DEVICE)
+		spyre_dl16_from_bf16_n(dst, src, n);
+	else if (l->host_dtype == SPYRE_DTYPE_BFLOAT16)
+		spyre_dl16_to_bf16_n(dst, src, n);
 	else
 		memcpy(dst, src, n * spyre_dtype_size(l->host_dtype));
 }

@@ -127,7 +127,7 @@ static int64_t to_i64(double v)
 void spyre_tensor_get_all(const struct spyre_tensor *t, double *out)
 {
 	uint64_t n = spyre_tensor_numel(t);
-	if (t->dtype != SPYRE_DTYPE_FLOAT16 && t->dtype != SPYRE_DTYPE_DL16) {
+	if (spyre_dtype_size(t->dtype) != 2 || !spyre_dtype_is_float(t->dtype)) {
 		for (uint64_t i = 0; i < n; i++)
 			out[i] = spyre_tensor_get(t, i);
 		return;
@@ -138,6 +138,8 @@ void spyre_tensor_get_all(const struct spyre_tensor *t, double *out)
 		size_t m = n - i < BULK_CHUNK ? (size_t)(n - i) : BULK_CHUNK;
 		if (t->dtype == SPYRE_DTYPE_FLOAT16)
 			spyre_half_to_f32_n(f, src + i, m);
+		else if (t->dtype == SPYRE_DTYPE_BFLOAT16)
+			spyre_bf16_to_f32_n(f, src + i, m);
 		else
 			spyre_dl16_to_f32_n(f, src + i, m);
 		for (size_t k = 0; k < m; k++)
@@ -148,7 +150,7 @@ void spyre_tensor_get_all(const struct spyre_tensor *t, double *out)
 void spyre_tensor_set_all(struct spyre_tensor *t, const double *v)
 {
 	uint64_t n = spyre_tensor_numel(t);
-	if (t->dtype != SPYRE_DTYPE_FLOAT16 && t->dtype != SPYRE_DTYPE_DL16) {
+	if (spyre_dtype_size(t->dtype) != 2 || !spyre_dtype_is_float(t->dtype)) {
 		for (uint64_t i = 0; i < n; i++)
 			spyre_tensor_set(t, i, v[i]);
 		return;
@@ -161,6 +163,8 @@ void spyre_tensor_set_all(struct spyre_tensor *t, const double *v)
 			f[k] = (float)v[i + k]; /* as spyre_tensor_set rounds: through fp32 */
 		if (t->dtype == SPYRE_DTYPE_FLOAT16)
 			spyre_half_from_f32_n(dst + i, f, m);
+		else if (t->dtype == SPYRE_DTYPE_BFLOAT16)
+			spyre_bf16_from_f32_n(dst + i, f, m);
 		else
 			spyre_dl16_from_f32_n(dst + i, f, m);
 	}
@@ -180,6 +184,10 @@ void spyre_tensor_set(struct spyre_tensor *t, uint64_t i, double v)
 		break;
 	case SPYRE_DTYPE_DL16:
 		h = spyre_dl16_from_f32(f);
+		memcpy(p, &h, 2);
+		break;
+	case SPYRE_DTYPE_BFLOAT16:
+		h = spyre_bf16_from_f32(f);
 		memcpy(p, &h, 2);
 		break;
 	case SPYRE_DTYPE_FLOAT32:
@@ -251,7 +259,7 @@ static void init_kind(char *out, size_t cap, const char *inits, int i)
 	out[n] = '\0';
 }
 
-enum init { INIT_RANDN, INIT_POS, INIT_BOOL, INIT_INDEX };
+enum init { INIT_RANDN, INIT_POS, INIT_BOOL, INIT_INDEX, INIT_SLOT };
 
 static enum init init_of(const char *kind)
 {
@@ -259,6 +267,8 @@ static enum init init_of(const char *kind)
 		return INIT_BOOL;
 	if (strcmp(kind, "index") == 0)
 		return INIT_INDEX;
+	if (strcmp(kind, "slot") == 0)
+		return INIT_SLOT;
 	if (strcmp(kind, "pos") == 0)
 		return INIT_POS;
 	return INIT_RANDN;
@@ -282,14 +292,56 @@ static enum spyre_dtype input_dtype(const char *kind, enum spyre_dtype dtype)
 {
 	if (strcmp(kind, "bool") == 0)
 		return SPYRE_DTYPE_BOOL;
-	if (strcmp(kind, "index") == 0)
+	if (strcmp(kind, "index") == 0 || strcmp(kind, "slot") == 0)
 		return SPYRE_DTYPE_INT64;
 	return dtype;
+}
+
+/* Distinct positions in [0, hi) in random order (index_copy_ with a repeated index has no
+ * defined result); ERR_INVAL when there are more than hi. */
+static int draw_slots(double *v, uint64_t n, int64_t hi, struct rng *r)
+{
+	if ((int64_t)n > hi)
+		return err_set(ERR_INVAL, "%llu distinct indices do not fit in [0, %lld)",
+			       (unsigned long long)n, (long long)hi);
+	int64_t *perm = malloc((size_t)(hi ? hi : 1) * sizeof(*perm));
+	if (!perm)
+		return err_set(ERR_NOMEM, "indices: out of memory");
+	for (int64_t i = 0; i < hi; i++)
+		perm[i] = i;
+	for (uint64_t i = 0; i < n; i++) {
+		int64_t j = (int64_t)i + (int64_t)(uniform(r) * (double)(hi - (int64_t)i));
+		int64_t t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+		v[i] = (double)perm[i];
+	}
+	free(perm);
+	return 0;
 }
 
 int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in, int nin,
 			 const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
 			 enum spyre_dtype dtype, uint64_t seed)
+{
+	return spyre_op_make_inputs_p(op, in, nin, shapes, ndims, dtype, seed, NULL);
+}
+
+enum spyre_dtype spyre_op_output_dtype(const struct spyre_op_info *op,
+				       const struct spyre_op_params *p, enum spyre_dtype dtype)
+{
+	static const char *const cmp[] = { "eq", "ne", "lt", "le", "gt", "ge" };
+	for (size_t i = 0; i < sizeof(cmp) / sizeof(cmp[0]); i++)
+		if (strcmp(op->name, cmp[i]) == 0)
+			return SPYRE_DTYPE_BOOL;
+	if (strcmp(op->name, "to") == 0 && p && p->has_out_dtype)
+		return p->out_dtype;
+	return dtype;
+}
+
+int spyre_op_make_inputs_p(const struct spyre_op_info *op, struct spyre_tensor *in, int nin,
+			   const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
+			   enum spyre_dtype dtype, uint64_t seed, const struct spyre_op_params *p)
 {
 	if (nin != op->nin)
 		return err_set(ERR_INVAL, "%s: %d inputs given, it takes %d (%s)", op->name, nin,
@@ -308,6 +360,11 @@ int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in
 			return err_prefix("%s input %d", op->name, i);
 		}
 		int64_t hi = i + 1 < nin && ndims[i + 1] > 0 ? shapes[i + 1][0] : 1;
+		if (strcmp(kind, "slot") == 0) { /* positions along dim of input 0 */
+			int d = p ? p->dim : -1; /* the runner's default dim */
+			d = d < 0 ? d + ndims[0] : d;
+			hi = d >= 0 && d < ndims[0] ? shapes[0][d] : 1;
+		}
 		struct rng r = { .s = seed ^ (0xA5A5A5A5ull * (uint64_t)(i + 1)) };
 		uint64_t n = spyre_tensor_numel(&in[i]);
 		int is_int = !spyre_dtype_is_float(t);
@@ -318,8 +375,18 @@ int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in
 				spyre_tensor_finish(&in[k]);
 			return err_set(ERR_NOMEM, "%s input %d: out of memory", op->name, i);
 		}
-		for (uint64_t k = 0; k < n; k++)
-			v[k] = draw(k0, is_int, hi, &r);
+		rc = 0;
+		if (k0 == INIT_SLOT)
+			rc = draw_slots(v, n, hi, &r);
+		else
+			for (uint64_t k = 0; k < n; k++)
+				v[k] = draw(k0, is_int, hi, &r);
+		if (rc) {
+			free(v);
+			for (int k = 0; k <= i; k++)
+				spyre_tensor_finish(&in[k]);
+			return err_prefix("%s input %d", op->name, i);
+		}
 		spyre_tensor_set_all(&in[i], v);
 		free(v);
 	}

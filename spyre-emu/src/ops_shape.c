@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "moves.h"
 #include "ops_impl.h"
 
 int ops__norm_dim(const struct spyre_op_info *op, int dim, int ndim, int *out)
@@ -130,6 +131,34 @@ static int shape_linear(const struct spyre_op_info *op, const struct spyre_tenso
 	shape[x->ndim - 1] = w->shape[0];
 	*ndim = x->ndim;
 	return 0;
+}
+
+static int shape_linear_nobias(const struct spyre_op_info *op, const struct spyre_tensor *in,
+			       int64_t *shape, int *ndim)
+{
+	const struct spyre_tensor *x = &in[0], *w = &in[1];
+	int rc = want_ndim(op, x, 0, 1, SPYRE_DIMS_MAX) ?: want_ndim(op, w, 1, 2, 2) ?:
+		 size_eq(op, "in features (x last dim vs weight dim 1)", x->shape[x->ndim - 1],
+			 w->shape[1]);
+	if (rc)
+		return rc;
+	memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+	shape[x->ndim - 1] = w->shape[0];
+	*ndim = x->ndim;
+	return 0;
+}
+
+static int shape_moves(const struct spyre_op_info *op, const struct spyre_tensor *in, int nin,
+		       const struct spyre_op_params *p, int64_t *shape, int *ndim)
+{
+	int64_t shapes[SPYRE_OP_INPUTS_MAX][SPYRE_DIMS_MAX] = { { 0 } };
+	int ndims[SPYRE_OP_INPUTS_MAX] = { 0 };
+	for (int t = 0; t < nin; t++) {
+		memcpy(shapes[t], in[t].shape, sizeof(shapes[t]));
+		ndims[t] = in[t].ndim;
+	}
+	return moves__shape(op, (const int64_t(*)[SPYRE_DIMS_MAX])shapes, ndims, nin, p, shape,
+			    ndim);
 }
 
 static int shape_addmm(const struct spyre_op_info *op, const struct spyre_tensor *in,
@@ -298,6 +327,8 @@ int spyre_op_output_shape(const struct spyre_op_info *op, const struct spyre_ten
 	case SPYRE_OPC_MATMUL:
 		if (strcmp(op->name, "linear") == 0)
 			return shape_linear(op, in, shape, ndim);
+		if (strcmp(op->name, "linear_nobias") == 0)
+			return shape_linear_nobias(op, in, shape, ndim);
 		if (strcmp(op->name, "addmm") == 0)
 			return shape_addmm(op, in, shape, ndim);
 		return shape_matmul(op, in, shape, ndim);
@@ -307,6 +338,8 @@ int spyre_op_output_shape(const struct spyre_op_info *op, const struct spyre_ten
 		return shape_embedding(op, in, shape, ndim);
 	case SPYRE_OPC_FUSED:
 		return shape_fused(op, in, shape, ndim);
+	case SPYRE_OPC_MOVE:
+		return shape_moves(op, in, nin, p, shape, ndim);
 	}
 	return err_set(ERR_INVAL, "%s: unknown op class", op->name);
 }

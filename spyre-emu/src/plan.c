@@ -192,6 +192,8 @@ int plan_variants(const struct plan_ctx *c, struct plan_variant *out)
 		return plan__variants_gather(c, out);
 	case SPYRE_OPC_FUSED:
 		return plan__variants_fused(c, out);
+	case SPYRE_OPC_MOVE:
+		return plan__variants_moves(c, out);
 	default:
 		return plan__variants_layout(c, out);
 	}
@@ -246,7 +248,7 @@ static const char *pointwise_kernel(const struct plan_ctx *c)
 
 static void pointwise_scalars(const struct plan_ctx *c, struct spyre_vec *v)
 {
-	if (strcmp(c->op->name, "pow") == 0)
+	if (strcmp(c->op->name, "pow") == 0 || strstr(c->op->name, "_scalar"))
 		v->scalar[0] = (float)c->p.scalar;
 	if (strcmp(c->op->name, "clamp") == 0) {
 		v->scalar[0] = c->p.has_min ? (float)c->p.scalar : -__builtin_inff();

@@ -83,6 +83,7 @@ int plan__variants_fused(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_softmax_cols(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_ffn(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_layout(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_moves(const struct plan_ctx *c, struct plan_variant *out); /* plan_moves.c */
 
 /* Builders other plans compose (with a plan_ctx of their own making). */
 int plan__build_pointwise(struct plan_ctx *c, const struct plan_variant *pv);

@@ -16,7 +16,7 @@
 #include "common/fsutil.h"
 
 #define PLAN_CACHE_ENTRIES 32
-#define PLAN_CACHE_MAGIC   "spyre-emu plan v1"
+#define PLAN_CACHE_MAGIC   "spyre-emu plan v2"
 
 struct plan_entry {
 	int used;
@@ -58,6 +58,23 @@ uint64_t plan_cache_hw_digest(const struct spyre_hw *h)
 	return fnv(fnv(1469598103934665603ull, d, sizeof(d)), u, sizeof(u));
 }
 
+/* Field by field (a struct's padding is not hashed). */
+static uint64_t params_ext_digest(const struct spyre_op_params *p)
+{
+	uint64_t h = fnv(1469598103934665603ull, p->shape, sizeof(p->shape));
+	h = fnv(h, &p->shape_ndim, sizeof(p->shape_ndim));
+	for (int i = 0; i < p->n_index && i < SPYRE_INDEX_MAX; i++) {
+		const struct spyre_index_item *it = &p->index[i];
+		int f[3] = { (int)it->kind, it->has_start, it->has_stop };
+		int64_t v[3] = { it->start, it->stop, it->step };
+		h = fnv(h, f, sizeof(f));
+		h = fnv(h, v, sizeof(v));
+	}
+	int f[4] = { p->n_index, p->has_out_dtype, (int)p->out_dtype, p->has_scale };
+	h = fnv(h, f, sizeof(f));
+	return fnv(h, &p->scale, sizeof(p->scale));
+}
+
 void plan_cache_key(struct plan_key *k, const char *op, enum spyre_dtype dtype, int nin,
 		    const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
 		    const struct spyre_op_params *p, const struct spyre_hw *hw)
@@ -76,6 +93,7 @@ void plan_cache_key(struct plan_key *k, const char *op, enum spyre_dtype dtype, 
 	k->pi[4] = p->approximate_tanh, k->pi[5] = p->causal;
 	for (int d = 0; d < SPYRE_DIMS_MAX; d++)
 		k->pi[6 + d] = p->perm[d];
+	k->pext = params_ext_digest(p);
 	k->cores = hw->cores;
 	k->hw = plan_cache_hw_digest(hw);
 }

@@ -19,6 +19,8 @@ struct plan_key {
 	int ndims[SPYRE_OP_INPUTS_MAX];
 	double pd[4];               /* scalar, scalar2, eps, and 0 */
 	int pi[6 + SPYRE_DIMS_MAX]; /* has_min, has_max, dim, keepdim, approx, causal, perm */
+	uint64_t pext; /* digest of what the MOVE ops, casts and attention add (target shape, index
+			tuple, output dtype, scale) */
 	uint64_t hw;
 };
 

@@ -139,7 +139,7 @@ static int sdpa_item(struct plan_ctx *c, const struct sdpa_geom *g, int core, in
 	sm.out_dtype = SPYRE_DTYPE_FLOAT32;
 	sm.rows = (uint32_t)tq;
 	sm.cols = (uint32_t)g->S;
-	sm.scalar[0] = (float)(1.0 / sqrt((double)g->D));
+	sm.scalar[0] = (float)(c->p.has_scale ? c->p.scale : 1.0 / sqrt((double)g->D));
 	sm.scalar[1] = (float)q0;
 	sm.scalar[2] = c->p.causal ? 1.0f : 0.0f;
 	if (!rc)

@@ -26,8 +26,8 @@ static int mm_shape_of(const struct plan_ctx *c, struct mm_shape *s)
 	memset(s, 0, sizeof(*s));
 	s->bias_idx = -1;
 	const char *n = c->op->name;
-	if (strcmp(n, "linear") == 0) {
-		s->a_idx = 0, s->b_idx = 1, s->bias_idx = 2, s->b_trans = 1;
+	if (strncmp(n, "linear", 6) == 0) { /* linear_nobias: no input 2 */
+		s->a_idx = 0, s->b_idx = 1, s->bias_idx = c->nin == 3 ? 2 : -1, s->b_trans = 1;
 	} else if (strcmp(n, "addmm") == 0) {
 		s->a_idx = 1, s->b_idx = 2, s->bias_idx = 0;
 	} else {

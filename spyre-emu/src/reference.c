@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "moves.h"
 #include "ops_impl.h"
 
 /* What every reference function gets: the op, its inputs as tensors (shapes) and as doubles,
@@ -360,6 +361,7 @@ static int ref_embedding(struct ref *r)
 }
 
 #include "reference_fused.h"
+#include "reference_moves.h"
 
 static const ref_fn ref_fns[] = {
 #define KERNEL(name, nin, shape, passes, transcendental)

@@ -27,7 +27,8 @@ static int ref_swiglu_mlp(struct ref *r)
 	return 0;
 }
 
-/* softmax(q @ k^T * 1/sqrt(D), masked above the diagonal when causal) @ v, per batch. */
+/* softmax(q @ k^T * scale, masked above the diagonal when causal) @ v, per batch; scale is
+ * 1/sqrt(D) unless params give one (Granite's attention_multiplier). */
 static int ref_scaled_dot_product_attention(struct ref *r)
 {
 	const struct spyre_tensor *q = &r->in[0], *k = &r->in[1], *v = &r->in[2];
@@ -35,7 +36,7 @@ static int ref_scaled_dot_product_attention(struct ref *r)
 	uint64_t L = (uint64_t)q->shape[nd - 2], D = (uint64_t)q->shape[nd - 1];
 	uint64_t S = (uint64_t)k->shape[nd - 2], Dv = (uint64_t)v->shape[nd - 1];
 	uint64_t nb = prod(q->shape, 0, nd - 2);
-	double scale = D ? 1.0 / sqrt((double)D) : 1.0;
+	double scale = r->p->has_scale ? r->p->scale : D ? 1.0 / sqrt((double)D) : 1.0;
 	double *s = malloc((S ? S : 1) * sizeof(double));
 	if (!s)
 		return err_set(ERR_NOMEM, "attention reference: %llu scores",

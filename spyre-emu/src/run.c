@@ -27,7 +27,8 @@ void spyre_run_opts_init(struct spyre_run_opts *o)
 void spyre_run_default_tol(enum spyre_dtype dtype, const char *op, double *atol, double *rtol)
 {
 	(void)op;
-	if (dtype == SPYRE_DTYPE_FLOAT16 || dtype == SPYRE_DTYPE_DL16) {
+	if (dtype == SPYRE_DTYPE_FLOAT16 || dtype == SPYRE_DTYPE_DL16 ||
+	    dtype == SPYRE_DTYPE_BFLOAT16) {
 		*atol = 0.1; /* SPYRE.md section 4: torch-spyre's fp16 kernel tests */
 		*rtol = 0.1;
 	} else if (dtype == SPYRE_DTYPE_FLOAT32) {
@@ -111,14 +112,15 @@ static int run_prepare(struct run_state *s, const struct spyre_run_opts *o)
 			       nd0);
 	if (p.eps == 0)
 		p.eps = strcmp(s->op->name, "rms_norm") == 0 ? 1e-6 : 1e-5;
-	int rc = spyre_op_make_inputs(s->op, s->in, o->nin, o->shapes, o->ndims, o->dtype, o->seed);
+	int rc = spyre_op_make_inputs_p(s->op, s->in, o->nin, o->shapes, o->ndims, o->dtype,
+					o->seed, &p);
 	if (rc)
 		return rc;
 	s->nin = o->nin;
 	/* A comparison is exact: give it inputs on the DL16 grid, so host and device compare
 	 * the same numbers (two float16 values that round to one DL16 value compare equal on
 	 * the device; that difference is the device's, not a planner bug). */
-	if (o->dtype == SPYRE_DTYPE_FLOAT16 && is_comparison(s->op->name))
+	if (spyre_dtype_is_half(o->dtype) && is_comparison(s->op->name))
 		for (int i = 0; i < s->nin; i++)
 			for (uint64_t j = 0; j < spyre_tensor_numel(&s->in[i]); j++)
 				spyre_tensor_set(&s->in[i], j,
@@ -128,7 +130,7 @@ static int run_prepare(struct run_state *s, const struct spyre_run_opts *o)
 	int ndim;
 	if ((rc = spyre_op_output_shape(s->op, s->in, s->nin, &p, shape, &ndim)))
 		return rc;
-	enum spyre_dtype odt = is_comparison(s->op->name) ? SPYRE_DTYPE_BOOL : o->dtype;
+	enum spyre_dtype odt = spyre_op_output_dtype(s->op, &p, o->dtype);
 	if ((rc = spyre_tensor_alloc(&s->out, odt, shape, ndim)))
 		return rc;
 	if (!o->skip_reference &&

@@ -143,10 +143,10 @@ usage_error "hw --hw broken file" "$tmp/broken.yaml:[0-9]+" hw --hw "$tmp/broken
 
 # --- ops and hw tables
 expect_rc 0 "ops json" "$exe" emu ops --json
-check "ops json has the 45 ops" py "$out" 'len(d["ops"]) == 45 and
-	len({o["name"] for o in d["ops"]}) == 45 and
-	all(o["inputs"] and "float16" in o["dtypes"].split(",") and o["samples"]
-	    for o in d["ops"])'
+check "ops json has the 61 ops" py "$out" 'len(d["ops"]) == 61 and
+	len({o["name"] for o in d["ops"]}) == 61 and
+	all({"float16", "bfloat16"} <= set(o["dtypes"].split(",")) and
+	    ((o["inputs"] and o["samples"]) or o["name"] in ("zeros", "arange")) for o in d["ops"])'
 expect_rc 0 "ops text" "$exe" emu ops
 check "ops text names softmax" grep -q '^softmax ' "$out"
 expect_rc 0 "hw json" "$exe" emu hw --json

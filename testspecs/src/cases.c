@@ -118,6 +118,40 @@ static uint64_t case_hash(const char *test_id, const char *op, const struct shap
 	return fnv(h, dn, strlen(dn) + 1);
 }
 
+static uint64_t tensor_hash(uint64_t h, const struct spec_tensor *t)
+{
+	if (t->stride.present)
+		h = fnv(h, t->stride.v, t->stride.n * sizeof(int64_t));
+	if (t->has_storage_offset && t->storage_offset)
+		h = fnv(h, &t->storage_offset, sizeof(t->storage_offset));
+	return h;
+}
+
+/* A model-op call's arguments beyond its shapes (strides, values, py literals, kwargs): two
+ * calls of one op on the same shapes with other arguments (to float32 and to bfloat16; a
+ * strided view and a dense one) are two cases. A call with none keeps the id its op, shapes
+ * and dtype give. */
+static uint64_t call_hash(uint64_t h, const struct spec_sample_inputs *si)
+{
+	for (size_t i = 0; i < si->n_args; i++) {
+		const struct spec_arg *a = &si->args[i];
+		if (a->kind == SPEC_ARG_TENSOR)
+			h = tensor_hash(h, &a->tensor);
+		for (size_t q = 0; a->kind == SPEC_ARG_TENSOR_LIST && q < a->n_list; q++)
+			h = tensor_hash(h, &a->list[q]);
+		if ((a->kind == SPEC_ARG_VALUE || a->kind == SPEC_ARG_PY) && a->text.s)
+			h = fnv(h, a->text.s, a->text.len + 1);
+	}
+	for (size_t i = 0; i < si->n_kwargs; i++) {
+		const struct spec_kwarg *kw = &si->kwargs[i];
+		if (kw->key.s)
+			h = fnv(h, kw->key.s, kw->key.len + 1);
+		if (kw->arg.text.s)
+			h = fnv(h, kw->arg.text.s, kw->arg.text.len + 1);
+	}
+	return h;
+}
+
 /* What the resolver says about one op of the test: its row (NULL when the specs do not let
  * the op run for this test: not supported, not included, or excluded). */
 struct op_view {
@@ -138,6 +172,7 @@ struct ctx {
 	enum spec_dtype variant_dtype; /* a device-generic id's dtype, else NONE */
 	struct spec_decision *scratch; /* per-op decisions */
 	struct spec_expand_result *res;
+	const struct spec_sample_inputs *sample; /* rule 2: the call being expanded */
 };
 
 static const char *unsupported_why(const struct spec_op_map *m, enum spec_dtype d,
@@ -223,7 +258,13 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 		return err_set(ERR_NOMEM, "kernel cases: out of memory");
 	enum spec_dtype d = cs_in->dtype;
 	snprintf(cs->op, sizeof(cs->op), "%s", op);
-	const struct spec_op_map *m = testspecs_opmap_find(op);
+	const struct spec_op_map *m0 = testspecs_opmap_find(op), *m = m0;
+	struct spec_op_map form;
+	if (m0) { /* mul with one tensor is mul_scalar, ... */
+		form = *m0;
+		form.emu = testspecs_opmap_form(m0->emu, s->nin);
+		m = &form;
+	}
 	const char *why = unsupported_why(m, d, s, cs->why, sizeof(cs->why));
 	if (!why || (cs_in->spec_why && m))
 		why = cs_in->spec_why ? cs_in->spec_why : why;
@@ -248,11 +289,14 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 			cs->mode = k->mode;
 	}
 	uint64_t h = case_hash(c->case_id, op, s, d);
+	if (rule == SPEC_RULE_SAMPLE_INPUTS && c->sample)
+		h = call_hash(h, c->sample);
 	snprintf(cs->id, sizeof(cs->id), "%016" PRIx64, h);
 	uint64_t g = c->set->global.has_seed ? c->set->global.seed : 0;
 	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g)) & SEED_MASK;
 	cs->rule = rule;
 	cs->kernel = k;
+	cs->sample = rule == SPEC_RULE_SAMPLE_INPUTS ? c->sample : NULL;
 	cs->loc = loc;
 	l->n++;
 	c->res->n_cases++;
@@ -407,6 +451,35 @@ static int rule_kernels(struct ctx *c)
 	return 0;
 }
 
+/* The dtype a call runs in: its first floating tensor's (embedding's weight, not its int64
+ * indices), else its first tensor's (a list's first), else a `dtype` kwarg (creation ops:
+ * zeros), else none (crossed with the effective dtypes). */
+static enum spec_dtype call_dtype(const struct spec_sample_inputs *si)
+{
+	enum spec_dtype first = SPEC_DTYPE_NONE;
+	for (size_t j = 0; j < si->n_args; j++) {
+		const struct spec_arg *a = &si->args[j];
+		const struct spec_tensor *t = a->kind == SPEC_ARG_TENSOR ? &a->tensor
+					      : a->kind == SPEC_ARG_TENSOR_LIST && a->n_list
+						  ? &a->list[0]
+						  : NULL;
+		if (!t || t->dtype == SPEC_DTYPE_NONE)
+			continue;
+		if (first == SPEC_DTYPE_NONE)
+			first = t->dtype;
+		if (t->dtype >= SPEC_DTYPE_FLOAT16 && t->dtype <= SPEC_DTYPE_BFLOAT16)
+			return t->dtype;
+	}
+	for (size_t j = 0; first == SPEC_DTYPE_NONE && j < si->n_kwargs; j++) {
+		const struct spec_kwarg *kw = &si->kwargs[j];
+		enum spec_dtype d;
+		if (kw->key.s && strcmp(kw->key.s, "dtype") == 0 && kw->arg.text.s &&
+		    testspecs_dtype_parse(kw->arg.text.s, true, &d) == 0)
+			first = d;
+	}
+	return first;
+}
+
 static int rule_sample_inputs(struct ctx *c, size_t *used)
 {
 	const struct spec_test *e = c->entry;
@@ -415,20 +488,19 @@ static int rule_sample_inputs(struct ctx *c, size_t *used)
 		if (!inc->sample_inputs.present)
 			continue;
 		struct shapes s = { 0 };
-		enum spec_dtype only = SPEC_DTYPE_NONE;
+		enum spec_dtype only = call_dtype(&inc->sample_inputs);
 		for (size_t j = 0; j < inc->sample_inputs.n_args; j++) {
 			const struct spec_arg *a = &inc->sample_inputs.args[j];
-			if (a->kind == SPEC_ARG_TENSOR_LIST)
-				s.too_big = true; /* a list is not one kernel input */
-			if (a->kind != SPEC_ARG_TENSOR)
-				continue;
-			put_shape(&s, a->tensor.shape.v, a->tensor.shape.n);
-			if (only == SPEC_DTYPE_NONE)
-				only = a->tensor.dtype;
+			if (a->kind == SPEC_ARG_TENSOR)
+				put_shape(&s, a->tensor.shape.v, a->tensor.shape.n);
+			for (size_t q = 0; a->kind == SPEC_ARG_TENSOR_LIST && q < a->n_list; q++)
+				put_shape(&s, a->list[q].shape.v, a->list[q].shape.n);
 		}
 		(*used)++;
+		c->sample = &inc->sample_inputs;
 		int rc =
 		    add_asked(c, inc->name.s, &s, only, SPEC_RULE_SAMPLE_INPUTS, NULL, inc->loc);
+		c->sample = NULL;
 		if (rc)
 			return rc;
 	}

@@ -8,7 +8,8 @@
  *     xfail (FileEntry.unlisted_test_mode = MODE_XFAIL; the constants file names
  *     UNLISTED_TEST_MODE_DEFAULT = xfail). Both defaults are applied by the resolver: the
  *     model keeps SPEC_MODE_UNSET so that `explain` can say "default";
- *   - edits.ops.include items are {name, description, tags, sample_inputs_func};
+ *   - edits.ops.include items are {name, description, tags, sample_inputs_func, kwargs} (the
+ *     model-op configs put a call's kwargs beside sample_inputs_func as well as inside it);
  *     edits.dtypes.include items are {name, description, precision, force_xfail}, exclude
  *     items {name, description}; dtype names are checked against the schema's list plus
  *     "half"; edits.modules.include items also take module_path and input specs;
@@ -93,6 +94,8 @@ static void walk_op_include(struct walk *w, const struct ynode *n, struct spec_o
 			walk_strs(w, v, &it->tags, false, "a list of strings");
 		else if (walk_key_is(k, "sample_inputs_func"))
 			walk_sample_inputs(w, v, &it->sample_inputs);
+		else if (walk_key_is(k, "kwargs") && !it->sample_inputs.kwargs)
+			walk_kwargs(w, v, &it->sample_inputs);
 		else
 			walk_unknown_key(w, k, "an op include item");
 		walk_pop(w, saved);

@@ -153,8 +153,10 @@ static void walk_device_layout(struct walk *w, const struct ynode *n, struct spe
 	}
 }
 
+/* xavier: torch-spyre's model-op configs give it to matmul and linear operands (Xavier/Glorot
+ * uniform, torch.nn.init.xavier_uniform_). */
 static const char *const init_names[] = { "rand",   "randn", "zeros", "ones", "randint",
-					  "arange", "eye",   "full",  "file" };
+					  "arange", "eye",   "full",  "file", "xavier" };
 
 static const struct ynode *map_get(const struct ynode *n, const char *key)
 {
@@ -208,7 +210,7 @@ static void tensor_key(struct walk *w, const struct ynode *k, const struct ynode
 				return;
 		walk_error(w, v,
 			   "unknown init strategy '%s' (expected rand, randn, zeros, ones, "
-			   "randint, arange, eye, full or file)",
+			   "randint, arange, eye, full, file or xavier)",
 			   v->text);
 		t->init.s = NULL;
 	} else if (walk_key_is(k, "init_args")) {
@@ -293,7 +295,7 @@ static void walk_arg(struct walk *w, const struct ynode *n, struct spec_arg *a)
 	walk_pop(w, saved);
 }
 
-static void walk_kwargs(struct walk *w, const struct ynode *v, struct spec_sample_inputs *s)
+void walk_kwargs(struct walk *w, const struct ynode *v, struct spec_sample_inputs *s)
 {
 	if (!walk_is_map(w, v, "a mapping of keyword arguments"))
 		return;

@@ -74,6 +74,23 @@ const struct spec_op_map testspecs_opmap[] = {
 	{ "contiguous", "contiguous", O },
 	{ "nn.functional.embedding", "embedding", O },
 	{ "nn.functional.scaled_dot_product_attention", "scaled_dot_product_attention", O },
+	/* what real models call (torch-spyre's model-op configs name them torch.X and
+	 * torch.Tensor.X: both normalise to X) */
+	{ "cos", "cos", U },
+	{ "sin", "sin", U },
+	{ "truediv", "div", B },
+	{ "to", "to", O },
+	{ "float", "to", O }, /* Tensor.float(): to float32 */
+	{ "view", "view", O },
+	{ "reshape", "reshape", O },
+	{ "unsqueeze", "unsqueeze", O },
+	{ "expand", "expand", O },
+	{ "getitem", "getitem", O }, /* x[index]: operator.getitem */
+	{ "cat", "cat", O },
+	{ "index_copy_", "index_copy_", O },
+	{ "index_copy", "index_copy_", O },
+	{ "zeros", "zeros", O },
+	{ "arange", "arange", O },
 	/* the emulator's own names that no OpInfo spells the same way (`kernels:` uses these) */
 	{ "gelu", "gelu", O },
 	{ "silu", "silu", O },
@@ -86,6 +103,10 @@ const struct spec_op_map testspecs_opmap[] = {
 	{ "embedding", "embedding", O },
 	{ "swiglu_mlp", "swiglu_mlp", O },
 	{ "scaled_dot_product_attention", "scaled_dot_product_attention", O },
+	{ "mul_scalar", "mul_scalar", O },
+	{ "add_scalar", "add_scalar", O },
+	{ "div_scalar", "div_scalar", O },
+	{ "linear_nobias", "linear_nobias", O },
 };
 const size_t testspecs_opmap_count = sizeof(testspecs_opmap) / sizeof(testspecs_opmap[0]);
 
@@ -120,11 +141,31 @@ const struct spec_op_map *testspecs_opmap_find(const char *name)
 			return m;
 	}
 	rest = strip(name, "torch.");
+	if (rest && strip(rest, "Tensor."))
+		rest = strip(rest, "Tensor."); /* torch.Tensor.view */
 	if (!rest)
 		rest = strip(name, "Tensor.");
 	if (rest && (m = find_exact(rest)))
 		return m;
 	return NULL;
+}
+
+const char *testspecs_opmap_form(const char *emu, int nin)
+{
+	static const struct {
+		const char *emu;
+		int nin;
+		const char *form;
+	} forms[] = {
+		{ "mul", 1, "mul_scalar" },
+		{ "add", 1, "add_scalar" },
+		{ "div", 1, "div_scalar" },
+		{ "linear", 2, "linear_nobias" },
+	};
+	for (size_t i = 0; emu && i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (strcmp(forms[i].emu, emu) == 0 && forms[i].nin == nin)
+			return forms[i].form;
+	return emu;
 }
 
 enum spec_op_family testspecs_family_for_path(const char *path)

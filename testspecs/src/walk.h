@@ -66,6 +66,9 @@ void *walk_calloc(struct walk *w, size_t n, size_t size);
 /* load_values.c */
 void walk_tensor(struct walk *w, const struct ynode *n, struct spec_tensor *t);
 void walk_sample_inputs(struct walk *w, const struct ynode *n, struct spec_sample_inputs *s);
+/* kwargs of a call: under sample_inputs_func, or beside it in an op include item (torch-spyre's
+ * model-op configs write both); either way they land in s->kwargs. */
+void walk_kwargs(struct walk *w, const struct ynode *v, struct spec_sample_inputs *s);
 void walk_kernels(struct walk *w, const struct ynode *n, struct spec_test *t);
 void walk_global(struct walk *w, const struct ynode *n, struct spec_global *g);
 void walk_dtype_items(struct walk *w, const struct ynode *n, struct spec_dtype_items *out,

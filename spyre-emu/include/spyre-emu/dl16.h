@@ -1,7 +1,7 @@
 /* DLFloat16, Spyre's 16-bit float, exactly as SPYRE.md section 3 defines it: 1 sign bit, 6
  * exponent bits (bias 31), 9 fraction bits, no subnormals, one NaN/infinity pattern per sign
  * ("NINF": 0x7FFF and 0xFFFF), round to nearest with ties away from zero, flush to zero below
- * the smallest normal. Also IEEE binary16 <-> fp32 (host float16 tensors) and bulk forms. */
+ * the smallest normal. Also IEEE binary16 and bfloat16 <-> fp32 (host tensors) and bulk forms. */
 #ifndef SPYRE_EMU_DL16_H
 #define SPYRE_EMU_DL16_H
 
@@ -33,5 +33,14 @@ void spyre_half_from_f32_n(uint16_t *out, const float *in, size_t n);
 /* Host float16 -> device DL16 and back, through fp32 (what a host<->device copy does). */
 void spyre_dl16_from_half_n(uint16_t *out, const uint16_t *in, size_t n);
 void spyre_dl16_to_half_n(uint16_t *out, const uint16_t *in, size_t n);
+/* bfloat16 (the top 16 bits of an fp32) <-> fp32: to_f32 exact; from_f32 round to nearest
+ * even, overflow to Inf, NaN kept quiet with its sign. Host bfloat16 -> device DL16 is the
+ * fp32 rule on the exact widening; DL16 -> bfloat16 rounds to nearest even once. */
+float spyre_bf16_to_f32(uint16_t h);
+uint16_t spyre_bf16_from_f32(float f);
+void spyre_bf16_to_f32_n(float *out, const uint16_t *in, size_t n);
+void spyre_bf16_from_f32_n(uint16_t *out, const float *in, size_t n);
+void spyre_dl16_from_bf16_n(uint16_t *out, const uint16_t *in, size_t n);
+void spyre_dl16_to_bf16_n(uint16_t *out, const uint16_t *in, size_t n);
 
 #endif

@@ -20,6 +20,24 @@ enum spyre_op_class {
 	SPYRE_OPC_LAYOUT,    /* transpose, permute, contiguous */
 	SPYRE_OPC_GATHER,    /* embedding */
 	SPYRE_OPC_FUSED,     /* swiglu_mlp, scaled_dot_product_attention */
+	SPYRE_OPC_MOVE,      /* view, reshape, expand, getitem, cat, index_copy_, zeros: sticks
+				moved (and re-laned) without arithmetic; see moves.c */
+};
+
+#define SPYRE_INDEX_MAX 12 /* items of a getitem index tuple */
+
+/* One item of a getitem index tuple (Python's x[...]). */
+enum spyre_index_kind {
+	SPYRE_INDEX_SLICE = 0, /* start:stop:step (has_start/has_stop: else the ends) */
+	SPYRE_INDEX_NONE,      /* None: a new dimension of size 1 */
+	SPYRE_INDEX_ELLIPSIS,  /* ...: as many full slices as dimensions are left */
+	SPYRE_INDEX_INT,       /* an integer: the dimension is dropped */
+};
+
+struct spyre_index_item {
+	enum spyre_index_kind kind;
+	int has_start, has_stop;
+	int64_t start, stop, step; /* step 0 reads as 1 */
 };
 
 /* Parameters of an op call, beyond its tensors; each op reads the ones it needs. */
@@ -33,6 +51,15 @@ struct spyre_op_params {
 	int approximate_tanh;     /* gelu */
 	int causal;               /* attention */
 	double eps;               /* norms: default 1e-5 (layer_norm), 1e-6 (rms_norm) */
+	/* view, reshape, expand (-1 keeps a size; view and reshape infer one -1), zeros */
+	int64_t shape[SPYRE_DIMS_MAX];
+	int shape_ndim;
+	struct spyre_index_item index[SPYRE_INDEX_MAX]; /* getitem */
+	int n_index;
+	int has_out_dtype; /* to: the dtype of the result (else the input's) */
+	enum spyre_dtype out_dtype;
+	int has_scale; /* attention: the score scale (else 1 / sqrt(D)) */
+	double scale;
 };
 
 struct spyre_op_info {
@@ -74,6 +101,16 @@ void spyre_tensor_set_all(struct spyre_tensor *t, const double *v);
 int spyre_op_make_inputs(const struct spyre_op_info *op, struct spyre_tensor *in, int nin,
 			 const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
 			 enum spyre_dtype dtype, uint64_t seed);
+/* The same, with the op's parameters: index_copy_'s indices are distinct positions along
+ * params.dim of input 0 (spyre_op_make_inputs knows no dim and uses the last, the runner's
+ * default). */
+int spyre_op_make_inputs_p(const struct spyre_op_info *op, struct spyre_tensor *in, int nin,
+			   const int64_t shapes[][SPYRE_DIMS_MAX], const int *ndims,
+			   enum spyre_dtype dtype, uint64_t seed, const struct spyre_op_params *p);
+/* The host dtype of op's result for inputs of `dtype`: bool for comparisons, the target of a
+ * cast (`to`, `float`), else `dtype`. */
+enum spyre_dtype spyre_op_output_dtype(const struct spyre_op_info *op,
+				       const struct spyre_op_params *p, enum spyre_dtype dtype);
 /* The output shape of op on these inputs; ERR_INVAL naming the mismatch. */
 int spyre_op_output_shape(const struct spyre_op_info *op, const struct spyre_tensor *in, int nin,
 			  const struct spyre_op_params *p, int64_t *shape, int *ndim);

@@ -21,7 +21,11 @@ Test(dtype, aliases_and_errors)
 	cr_expect_eq(t, SPYRE_DTYPE_FLOAT16);
 	cr_expect_eq(spyre_dtype_parse(&t, "long"), 0);
 	cr_expect_eq(t, SPYRE_DTYPE_INT64);
-	cr_expect_eq(spyre_dtype_parse(&t, "bfloat16"), ERR_INVAL);
+	cr_expect_eq(spyre_dtype_parse(&t, "bfloat16"), 0);
+	cr_expect_eq(spyre_dtype_device(t), SPYRE_DTYPE_DL16);
+	cr_expect_eq(spyre_dtype_size(t), 2);
+	cr_expect(spyre_dtype_is_float(t));
+	cr_expect_eq(spyre_dtype_parse(&t, "complex64"), ERR_INVAL);
 	cr_expect_eq(spyre_dtype_device(SPYRE_DTYPE_FLOAT16), SPYRE_DTYPE_DL16);
 	cr_expect_eq(spyre_dtype_device(SPYRE_DTYPE_FLOAT32), SPYRE_DTYPE_FLOAT32);
 	cr_expect_eq(spyre_dtype_size(SPYRE_DTYPE_DL16), 2);

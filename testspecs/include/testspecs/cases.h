@@ -54,6 +54,11 @@ struct spec_op_map {
 extern const struct spec_op_map testspecs_opmap[];
 extern const size_t testspecs_opmap_count;
 
+/* The emulator op for a call of `emu` with `nin` tensors when that count differs from the op's
+ * own: the tensor-scalar forms (mul, add, sub and div with one tensor: mul_scalar, ...) and
+ * linear without bias (linear_nobias). `emu` itself otherwise. */
+const char *testspecs_opmap_form(const char *emu, int nin);
+
 /* The row for an upstream name. Tries the name as written, then with the call prefixes
  * "torch.nn.functional." and "F." rewritten to "nn.functional.", then without "torch." or
  * "Tensor.". The emulator's own op names are rows too. NULL when none. */
@@ -88,7 +93,10 @@ struct spec_case {
 	bool unsupported;
 	char why[128];                    /* why unsupported; "" otherwise */
 	const struct spec_kernel *kernel; /* rule 1: its params; else NULL (points into the set) */
-	struct spec_loc loc;              /* the spec node that produced the case */
+	/* rule 2: the call's arguments (values, index tuples, kwargs) testspecs_case_params()
+	 * reads; else NULL (points into the set) */
+	const struct spec_sample_inputs *sample;
+	struct spec_loc loc; /* the spec node that produced the case */
 };
 
 struct spec_case_list {
@@ -145,5 +153,15 @@ int testspecs_cases_expand_entry(struct spec_case_list *list, const struct spec_
 				 const struct spec_file *file, const struct spec_test *entry,
 				 const char *label, const char *tier,
 				 struct spec_expand_result *res);
+
+struct spyre_op_params;
+
+/* The emulator parameters of a case: a `kernels:` entry's params, or a sample_inputs_func
+ * call's non-tensor arguments and kwargs read by what the op is (dims, sizes, getitem's index
+ * tuple, a scalar operand, a cast's dtype, attention's scale). Starts from the emulator's
+ * defaults (spyre_run_opts_init). 0, or ERR_INVAL with the reason in err_last() when an
+ * argument cannot be read or asks for what the emulator does not do (the case is then
+ * unsupported). */
+int testspecs_case_params(const struct spec_case *c, struct spyre_op_params *p);
 
 #endif
