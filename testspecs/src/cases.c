@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "scope.h"
 #include "spyre-emu/ops.h"
 #include "testspecs/cases.h"
 #include "testspecs/resolve.h"
@@ -138,6 +139,7 @@ struct ctx {
 	enum spec_dtype variant_dtype; /* a device-generic id's dtype, else NONE */
 	struct spec_decision *scratch; /* per-op decisions */
 	struct spec_expand_result *res;
+	struct spec_set view; /* the set as the deciding entry's config sees it (scope.h) */
 };
 
 static const char *unsupported_why(const struct spec_op_map *m, enum spec_dtype d,
@@ -550,6 +552,8 @@ static int expand_with(struct ctx *c)
 	res->file = d[0].file;
 	c->entry = d[0].entry;
 	c->base = d[0].mode;
+	c->set = testspecs__set_view(&c->view, c->set,
+				     testspecs__global_for(c->set, d[0].entry, d[0].file));
 	if (!d[0].eligible) {
 		snprintf(res->reason, sizeof res->reason, "%s%.200s",
 			 d[0].mode == SPEC_MODE_SKIP ? "the test is skipped: " : "", d[0].reason);
@@ -562,6 +566,9 @@ static int expand_with(struct ctx *c)
 		if (d[0].id.dtype[0] && testspecs_dtype_parse(d[0].id.dtype, false, &vd) == 0)
 			c->variant_dtype = vd;
 	}
+	/* A test run for one listed variant of its @ops list: that op's cases only. */
+	if (d[0].variant_suffix && c->t->opinfo && !c->variant_op)
+		c->variant_op = d[0].variant_suffix;
 	rc = expand_rules(c);
 out:
 	free(d);
