@@ -176,9 +176,12 @@ static int op_view(struct ctx *c, const char *op, struct op_view *v)
 	v->spec_name = so ? so->name.s : op;
 	v->row = NULL;
 	const char *ops[1] = { v->spec_name };
-	struct spec_resolve_opts o = {
-		.tier = c->t->tier, .ops = ops, .n_ops = 1, .device = c->t->device
-	};
+	struct spec_resolve_opts o = { .tier = c->t->tier,
+				       .ops = ops,
+				       .n_ops = 1,
+				       .device = c->t->device,
+				       .is_test = c->t->is_test,
+				       .is_test_ctx = c->t->is_test_ctx };
 	int rc = testspecs_resolver_resolve(c->r, c->resolve_id, &o, c->scratch);
 	if (rc)
 		return rc;
@@ -542,7 +545,10 @@ static int expand_with(struct ctx *c)
 	if (!d)
 		return err_set(ERR_NOMEM, "kernel cases: out of memory");
 	c->scratch = &d[1];
-	struct spec_resolve_opts o = { .tier = c->t->tier, .device = c->t->device };
+	struct spec_resolve_opts o = { .tier = c->t->tier,
+				       .device = c->t->device,
+				       .is_test = c->t->is_test,
+				       .is_test_ctx = c->t->is_test_ctx };
 	int rc = testspecs_resolver_resolve(c->r, c->resolve_id, &o, &d[0]);
 	if (rc)
 		goto out;

@@ -21,25 +21,27 @@ struct variant_rule {
 	uint32_t file;
 };
 
-/* Whether `method` (a variant entry of `base`) belongs to a longer collectable test than the
- * one resolved: `test_a_b_c` is a variant of `test_a_b` when that is a test, not of `test_a`. */
-static bool owned_by_longer(const struct spec_resolve_opts *o, const struct spec_test_id *id,
+/* Whether `method` (a variant entry of the test `test_id` names, whose method is `base_len`
+ * bytes) belongs to a longer collectable test: `test_a_b_c` is a variant of `test_a_b` when that
+ * is a test, not of `test_a`. */
+static bool owned_by_longer(const struct spec_resolve_opts *o, const char *test_id,
 			    const char *method, size_t base_len)
 {
 	if (!o->is_test)
 		return false;
 	char buf[SPEC_TESTID_MAX];
-	size_t n = strlen(method);
-	if (n >= sizeof buf)
+	const char *last = strrchr(test_id, ':');
+	size_t head = last ? (size_t)(last - test_id) + 1 : 0, n = strlen(method);
+	if (head + n >= sizeof buf)
 		return false;
-	memcpy(buf, method, n + 1);
+	memcpy(buf, test_id, head);
+	memcpy(buf + head, method, n + 1);
 	for (size_t i = n; i > base_len; i--) {
-		if (i < n && buf[i] != '_')
+		if (i < n && method[i] != '_')
 			continue;
-		char keep = buf[i];
-		buf[i] = '\0';
-		bool hit = o->is_test(o->is_test_ctx, id->base_cls, buf) != 0;
-		buf[i] = keep;
+		buf[head + i] = '\0';
+		bool hit = o->is_test(o->is_test_ctx, buf) != 0;
+		buf[head + i] = method[i];
 		if (hit)
 			return true;
 	}
@@ -48,8 +50,8 @@ static bool owned_by_longer(const struct spec_resolve_opts *o, const struct spec
 
 /* Every plain rule of the id's files naming a variant of its stem, in file then table order. */
 static int collect(const struct spec_resolver *r, const struct spec_test_id *id,
-		   const struct spec_resolve_opts *o, struct variant_rule *out, size_t *n,
-		   size_t cap)
+		   const char *test_id, const struct spec_resolve_opts *o, struct variant_rule *out,
+		   size_t *n, size_t cap)
 {
 	char prefix[SPEC_TESTID_MAX + 1];
 	size_t sl = strlen(id->stem);
@@ -69,7 +71,7 @@ static int collect(const struct spec_resolver *r, const struct spec_test_id *id,
 			int m = resolve__class_ok(rule, id);
 			if (m < 0)
 				return m;
-			if (!m || (o && owned_by_longer(o, id, rule->method, sl)))
+			if (!m || (o && owned_by_longer(o, test_id, rule->method, sl)))
 				continue;
 			if (*n >= cap)
 				return err_set(ERR_LIMIT,
@@ -91,7 +93,7 @@ int testspecs_resolver_variant_names(const struct spec_resolver *r, const char *
 		rc = testspecs_testid_parse(id, test_id, device);
 	size_t n = 0;
 	if (rc == 0)
-		rc = collect(r, id, NULL, v, &n, VARIANTS_MAX);
+		rc = collect(r, id, test_id, NULL, v, &n, VARIANTS_MAX);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		fn(ctx, v[i].rule->name);
 	free(id);
@@ -189,13 +191,13 @@ int resolve__variants(const struct spec_resolver *r, const char *test_id,
 {
 	struct variant_rule v[64], *vv = v;
 	size_t n = 0;
-	int rc = collect(r, &out->id, o, vv, &n, 64);
+	int rc = collect(r, &out->id, test_id, o, vv, &n, 64);
 	if (rc == ERR_LIMIT) {
 		vv = malloc(VARIANTS_MAX * sizeof(*vv));
 		if (!vv)
 			return err_set(ERR_NOMEM, "resolver: variants");
 		n = 0;
-		rc = collect(r, &out->id, o, vv, &n, VARIANTS_MAX);
+		rc = collect(r, &out->id, test_id, o, vv, &n, VARIANTS_MAX);
 	}
 	if (rc || n == 0)
 		goto done;

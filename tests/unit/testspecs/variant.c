@@ -36,14 +36,14 @@ static void teardown(void)
 }
 
 /* The collectable tests of the mirrored reductions file. */
-static int is_test(void *ctx, const char *cls, const char *method)
+static int is_test(void *ctx, const char *id)
 {
 	(void)ctx;
-	static const char *const tests[] = { "test_dim_default", "test_dim_default_keepdim",
-					     "test_dim_reduction", "test_dim_reduction_fns",
-					     "test_dim_reduction_lastdim" };
+	static const char *const tests[] = { R "test_dim_default", R "test_dim_default_keepdim",
+					     R "test_dim_reduction", R "test_dim_reduction_fns",
+					     R "test_dim_reduction_lastdim" };
 	for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
-		if (strcmp(cls, "TestReductions") == 0 && strcmp(method, tests[i]) == 0)
+		if (strcmp(id, tests[i]) == 0)
 			return 1;
 	return 0;
 }

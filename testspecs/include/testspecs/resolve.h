@@ -68,10 +68,11 @@ struct spec_resolve_opts {
 	const char *const *ops; /* the test's ops (its @ops list) when known; NULL: unknown */
 	size_t n_ops;
 	const char *device; /* backend name in method suffixes; NULL: "spyre" */
-	/* Whether `method` of class `cls` is itself a collectable test (so that `test_a_b` is not
-	 * taken for a variant of `test_a` when both are tests); NULL: every longer name that
-	 * starts with the test's name plus `_` may be a variant. */
-	int (*is_test)(void *ctx, const char *cls, const char *method);
+	/* Whether `id` (the resolved id with its method replaced by a longer name) is itself a
+	 * collectable test, so that `test_a_b` is not taken for a variant of `test_a` when both
+	 * are tests; NULL: every longer name that starts with the test's name plus `_` may be a
+	 * variant. */
+	int (*is_test)(void *ctx, const char *id);
 	void *is_test_ctx;
 	bool exact; /* decide the id as written: no look at its variants' entries */
 };
