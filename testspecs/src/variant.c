@@ -186,6 +186,15 @@ static int resolve_each(const struct spec_resolver *r, const char *test_id,
 	return 0;
 }
 
+/* Appends `s` to the string in buf[size], cut to fit (reasons are read, not parsed). */
+static void append(char *buf, size_t size, const char *s)
+{
+	size_t n = strlen(buf);
+	while (*s && n + 1 < size)
+		buf[n++] = *s++;
+	buf[n] = '\0';
+}
+
 int resolve__variants(const struct spec_resolver *r, const char *test_id,
 		      const struct spec_resolve_opts *o, struct spec_decision *out)
 {
@@ -219,9 +228,12 @@ int resolve__variants(const struct spec_resolver *r, const char *test_id,
 		out->id = scratch[0].id;
 		out->variant = chosen;
 		out->variant_suffix = chosen + stem + 1;
-		char text[SPEC_REASON_MAX];
-		snprintf(text, sizeof text, "variant %.60s %.100s (the test: %.60s)", chosen,
-			 out->reason, why);
+		char text[SPEC_REASON_MAX] = "";
+		const char *parts[] = {
+			"variant ", chosen, ": ", out->reason, "; the test itself: ", why
+		};
+		for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+			append(text, sizeof text, parts[k]);
 		memcpy(out->reason, text, sizeof text);
 	}
 	out->n_variants = n;
