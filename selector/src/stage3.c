@@ -74,6 +74,8 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 	testspecs_cases_finish(&list);
 	if (rc < 0)
 		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
+	if (!res.n_cases && res.why && !(t->case_why = strdup(res.why)))
+		return err_set(ERR_NOMEM, "stage 3: case reason of '%s'", c->id);
 	t->kernel_cases = res.n_cases;
 	t->kernel_unsupported = res.n_unsupported;
 	t->case_rule = testspecs_rule_name(res.rule);

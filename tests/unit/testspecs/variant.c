@@ -155,3 +155,47 @@ Test(variant, cases_of_a_variant_run_its_op_only)
 		cr_expect_str_eq(list.v[i].op, "mean");
 	testspecs_cases_finish(&list);
 }
+
+/* An @ops test whose config lists no supported ops runs the ops its entry includes. */
+Test(variant, included_op_of_an_ops_test_has_cases)
+{
+	struct spec_case_list list;
+	struct spec_expand_result res;
+	testspecs_cases_init(&list);
+	struct spec_case_test ct = {
+		.test_id = "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_scalar_support",
+		.opinfo = true,
+		.family = testspecs_family_for_path("test/test_binary_ufuncs.py"),
+	};
+	cr_assert_eq(testspecs_cases_expand(&list, resolver, set, &ct, &res), 0);
+	cr_expect(res.eligible, "%s", res.reason);
+	cr_expect_eq(res.rule, SPEC_RULE_OPINFO);
+	cr_expect_gt(res.n_cases, 0, "%s", res.why ? res.why : "");
+	for (size_t i = 0; i < list.n; i++) {
+		cr_expect_str_eq(list.v[i].op, "add");
+		cr_expect_eq(list.v[i].dtype, SPEC_DTYPE_FLOAT16,
+			     "the binary config's global only");
+	}
+	testspecs_cases_finish(&list);
+}
+
+/* A test whose calls the emulator lacks says which, leaving out the input factories. */
+Test(variant, calls_the_emulator_lacks_are_named)
+{
+	static const char *const calls[] = { "torch.argmax", "torch.argmin", "torch.randn",
+					     ".contiguous" };
+	struct spec_case_list list;
+	struct spec_expand_result res;
+	testspecs_cases_init(&list);
+	struct spec_case_test ct = { .test_id = R "test_dim_reduction_lastdim",
+				     .body_ops = calls,
+				     .n_body_ops = 4 };
+	cr_assert_eq(testspecs_cases_expand(&list, resolver, set, &ct, &res), 0);
+	cr_expect(res.eligible);
+	cr_expect_eq(res.n_cases, 0);
+	cr_assert_not_null(res.why);
+	cr_expect(strstr(res.why, "argmax (the emulator lacks it)") != NULL, "%s", res.why);
+	cr_expect(strstr(res.why, "argmin") != NULL, "%s", res.why);
+	cr_expect(strstr(res.why, "randn") == NULL, "%s", res.why);
+	testspecs_cases_finish(&list);
+}
