@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common/err.h"
 #include "specs_cmd.h"
+#include "testspecs/lint_upstream.h"
 
 static const struct cli_command *self(void)
 {
@@ -80,6 +81,9 @@ static int option_value(struct specs_args *a, const char *opt, const char *val)
 	} else if (strcmp(opt, "--device-root") == 0) {
 		a->roots.torch_device_root = val;
 		rc = 0;
+	} else if (strcmp(opt, "--upstream") == 0) {
+		rc = fits(a, opt, FITS(SPECS_LINT));
+		a->upstream = val;
 	} else {
 		return 0;
 	}
@@ -97,8 +101,9 @@ static int parse_option(struct specs_args *a, int argc, char **argv, int *i)
 		a->strict = true;
 		return fits(a, opt, FITS(SPECS_LINT));
 	}
-	static const char *const valued[] = { "--label", "--test",       "--op",
-					      "--dtype", "--torch-root", "--device-root" };
+	static const char *const valued[] = { "--label",   "--test",       "--op",
+					      "--dtype",   "--torch-root", "--device-root",
+					      "--upstream" };
 	bool known = false;
 	for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
 		known = known || strcmp(opt, valued[k]) == 0;
@@ -297,11 +302,19 @@ static int cmd_lint(const struct specs_args *a)
 	}
 	struct spec_lint_hooks hooks = { lint_name, NULL };
 	int lrc = testspecs_lint_hooks(set, &hooks, &diags);
+	struct spec_upstream_counts up = { 0 };
+	if (lrc >= 0 && a->upstream)
+		lrc = specs_lint_upstream(a, &diags, &up);
 	if (lrc < 0) {
 		fprintf(stderr, "spyre-ci specs lint: %s\n", err_last());
 		rc = CLI_FAILED;
 	} else {
 		specs_print_diags(stdout, &diags, a->strict);
+		if (a->upstream)
+			printf("upstream %s: %zu collectable tests; %zu names, %zu live, %zu dead; "
+			       "%zu decided by more than one config; %zu not covered\n",
+			       a->upstream, up.tests, up.names, up.live, up.dead, up.duplicates,
+			       up.uncovered);
 		bool bad = diags.n_errors > 0 || (a->strict && diags.n_warnings > 0);
 		rc = bad ? CLI_USAGE : CLI_OK;
 	}
