@@ -303,8 +303,13 @@ static int cmd_lint(const struct specs_args *a)
 	struct spec_lint_hooks hooks = { lint_name, NULL };
 	int lrc = testspecs_lint_hooks(set, &hooks, &diags);
 	struct spec_upstream_counts up = { 0 };
-	if (lrc >= 0 && a->upstream)
-		lrc = specs_lint_upstream(a, &diags, &up);
+	if (lrc >= 0 && a->upstream && specs_lint_upstream(a, &diags, &up) < 0) {
+		fprintf(stderr, "spyre-ci specs lint: %s\n",
+			err_last()); /* no checkout: bad input */
+		testspecs_diags_finish(&diags);
+		testspecs_set_destroy(set);
+		return CLI_USAGE;
+	}
 	if (lrc < 0) {
 		fprintf(stderr, "spyre-ci specs lint: %s\n", err_last());
 		rc = CLI_FAILED;
@@ -539,12 +544,17 @@ const char cmd_specs_help[] =
     "dirs merge as torch-spyre merges them (docs/specs.md).\n"
     "\n"
     "Actions:\n"
-    "  lint [--strict] FILE|DIR...\n"
+    "  lint [--strict] [--upstream DIR] FILE|DIR...\n"
     "      checks every file: the schema, YAML itself, paths, regular expressions of test\n"
     "      names (Python re syntax), dtype and op names across files. Prints one line per\n"
     "      problem to stdout:\n"
     "        file:line:col: error|warning: message (at test_suite_config.files[0].tests[1].mode)\n"
     "      --strict: unknown keys are errors, and so is every warning.\n"
+    "      --upstream DIR: also torch-spyre's config checker against the collectable tests\n"
+    "      of DIR's HEAD (a git work tree; generated tests included), each file a config of\n"
+    "      its own: dead names (no test, nor a test's name plus '_': a variant), tests\n"
+    "      decided by more than one config, tests of a listed file no config names; then\n"
+    "      one summary line.\n"
     "  list FILE|DIR... [--label L] [--test ID ...] [--json]\n"
     "      the kernel cases the specs give. Every plain name of an entry is the test\n"
     "      PATH::NAME (PATH relative to TORCH_ROOT), resolved and expanded into cases\n"

@@ -105,7 +105,7 @@ int specs_lint_upstream(const struct specs_args *a, struct spec_diag_list *diags
 		rc = selector_catalog_build(&cat, a->upstream, "HEAD", cache);
 	if (rc) {
 		selector_catalog_cache_destroy(cache);
-		return err_prefix("--upstream %s: ", a->upstream);
+		return err_prefix("--upstream %s", a->upstream);
 	}
 	const char **ids = malloc((cat->n_tests + 1) * sizeof *ids);
 	struct configs *c = calloc(1, sizeof *c);

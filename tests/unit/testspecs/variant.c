@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "testspecs/cases.h"
+#include "testspecs/lint_upstream.h"
 #include "testspecs/resolve.h"
 #include "testspecs/spec.h"
 
@@ -198,4 +199,54 @@ Test(variant, calls_the_emulator_lacks_are_named)
 	cr_expect(strstr(res.why, "argmin") != NULL, "%s", res.why);
 	cr_expect(strstr(res.why, "randn") == NULL, "%s", res.why);
 	testspecs_cases_finish(&list);
+}
+
+/* torch-spyre's three checks on the mirrored configs, each config on its own: variant names
+ * live, a name of no test dead, a test decided by both configs, and tests no config names. */
+Test(variant, lint_upstream_three_checks)
+{
+	static const char *const ids[] = {
+		R "test_dim_default",
+		R "test_dim_default_keepdim",
+		R "test_dim_reduction",
+		R "test_dim_reduction_fns",
+		R "test_dim_reduction_lastdim",
+		R "test_sum_out",
+		"test/test_binary_ufuncs.py::TestBinaryUfuncs::test_scalar_support",
+		"test/test_binary_ufuncs.py::TestBinaryUfuncs::test___add___not_implemented",
+		"test/test_binary_ufuncs.py::TestBinaryUfuncs::test_div",
+	};
+	struct spec_roots roots = { "/torch", NULL };
+	struct spec_load_opts lo = { .roots = &roots };
+	struct spec_set *cfg[3];
+	const char *files[3] = { DIR "/reductions.yaml", DIR "/binary.yaml", DIR "/dup.yaml" };
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(testspecs_set_create(&cfg[i]), 0);
+		cr_assert_eq(testspecs_load_file(cfg[i], files[i], &lo), 0, "%s", files[i]);
+	}
+	struct spec_diag_list diags;
+	testspecs_diags_init(&diags);
+	struct spec_upstream_counts n;
+	cr_assert_eq(testspecs_lint_upstream(cfg, 3, ids, 9, &diags, &n), 0);
+	cr_expect_eq(n.tests, 9);
+	cr_expect_eq(n.names, 10);
+	cr_expect_eq(n.dead, 1, "dup.yaml's test_gone");
+	cr_expect_eq(n.live, 9);
+	cr_expect_eq(n.duplicates, 1, "test_dim_reduction_lastdim in reductions.yaml and dup.yaml");
+	cr_expect_eq(n.uncovered, 2, "test_sum_out and test_div");
+	char line[1024];
+	bool saw_dead = false, saw_dup = false;
+	for (size_t i = 0; i < diags.n; i++) {
+		testspecs_diag_format(&diags.v[i], line, sizeof line);
+		saw_dead |=
+		    strstr(line, "dup.yaml:9:15: warning: dead: 'TestReductions::test_gone'") !=
+		    NULL;
+		saw_dup |= strstr(line, "dup.yaml:8:15: warning: '" R "test_dim_reduction_lastdim' "
+					"is also decided by") != NULL;
+	}
+	cr_expect(saw_dead);
+	cr_expect(saw_dup);
+	testspecs_diags_finish(&diags);
+	for (size_t i = 0; i < 3; i++)
+		testspecs_set_destroy(cfg[i]);
 }
