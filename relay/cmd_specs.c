@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common/err.h"
 #include "specs_cmd.h"
+#include "testspecs/lint_upstream.h"
 
 static const struct cli_command *self(void)
 {
@@ -80,6 +81,9 @@ static int option_value(struct specs_args *a, const char *opt, const char *val)
 	} else if (strcmp(opt, "--device-root") == 0) {
 		a->roots.torch_device_root = val;
 		rc = 0;
+	} else if (strcmp(opt, "--upstream") == 0) {
+		rc = fits(a, opt, FITS(SPECS_LINT));
+		a->upstream = val;
 	} else {
 		return 0;
 	}
@@ -97,8 +101,9 @@ static int parse_option(struct specs_args *a, int argc, char **argv, int *i)
 		a->strict = true;
 		return fits(a, opt, FITS(SPECS_LINT));
 	}
-	static const char *const valued[] = { "--label", "--test",       "--op",
-					      "--dtype", "--torch-root", "--device-root" };
+	static const char *const valued[] = { "--label",   "--test",       "--op",
+					      "--dtype",   "--torch-root", "--device-root",
+					      "--upstream" };
 	bool known = false;
 	for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
 		known = known || strcmp(opt, valued[k]) == 0;
@@ -297,11 +302,24 @@ static int cmd_lint(const struct specs_args *a)
 	}
 	struct spec_lint_hooks hooks = { lint_name, NULL };
 	int lrc = testspecs_lint_hooks(set, &hooks, &diags);
+	struct spec_upstream_counts up = { 0 };
+	if (lrc >= 0 && a->upstream && specs_lint_upstream(a, &diags, &up) < 0) {
+		fprintf(stderr, "spyre-ci specs lint: %s\n",
+			err_last()); /* no checkout: bad input */
+		testspecs_diags_finish(&diags);
+		testspecs_set_destroy(set);
+		return CLI_USAGE;
+	}
 	if (lrc < 0) {
 		fprintf(stderr, "spyre-ci specs lint: %s\n", err_last());
 		rc = CLI_FAILED;
 	} else {
 		specs_print_diags(stdout, &diags, a->strict);
+		if (a->upstream)
+			printf("upstream %s: %zu collectable tests; %zu names, %zu live, %zu dead; "
+			       "%zu decided by more than one config; %zu not covered\n",
+			       a->upstream, up.tests, up.names, up.live, up.dead, up.duplicates,
+			       up.uncovered);
 		bool bad = diags.n_errors > 0 || (a->strict && diags.n_warnings > 0);
 		rc = bad ? CLI_USAGE : CLI_OK;
 	}
@@ -526,12 +544,17 @@ const char cmd_specs_help[] =
     "dirs merge as torch-spyre merges them (docs/specs.md).\n"
     "\n"
     "Actions:\n"
-    "  lint [--strict] FILE|DIR...\n"
+    "  lint [--strict] [--upstream DIR] FILE|DIR...\n"
     "      checks every file: the schema, YAML itself, paths, regular expressions of test\n"
     "      names (Python re syntax), dtype and op names across files. Prints one line per\n"
     "      problem to stdout:\n"
     "        file:line:col: error|warning: message (at test_suite_config.files[0].tests[1].mode)\n"
     "      --strict: unknown keys are errors, and so is every warning.\n"
+    "      --upstream DIR: also torch-spyre's config checker against the collectable tests\n"
+    "      of DIR's HEAD (a git work tree; generated tests included), each file a config of\n"
+    "      its own: dead names (no test, nor a test's name plus '_': a variant), tests\n"
+    "      decided by more than one config, tests of a listed file no config names; then\n"
+    "      one summary line.\n"
     "  list FILE|DIR... [--label L] [--test ID ...] [--json]\n"
     "      the kernel cases the specs give. Every plain name of an entry is the test\n"
     "      PATH::NAME (PATH relative to TORCH_ROOT), resolved and expanded into cases\n"

@@ -29,7 +29,8 @@ struct specs_args {
 	size_t n_ops;
 	spec_dtype_mask dtypes;
 	struct spec_roots roots;
-	bool has_roots; /* one of the roots is set: the loader resolves paths */
+	bool has_roots;       /* one of the roots is set: the loader resolves paths */
+	const char *upstream; /* lint --upstream DIR: an upstream checkout (a git work tree) */
 };
 
 /* Loads every path of `a` into a new set. Problems go to `diags`; returns 0, ERR_INVAL when a
@@ -59,5 +60,11 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		    struct spec_expand_result *res);
 
 int specs_list_run(const struct specs_args *a);
+
+struct spec_upstream_counts;
+/* lint --upstream (specs_upstream.c): torch-spyre's three checks of every path of `a`, each a
+ * config of its own, against the collectable tests of a->upstream's HEAD; findings to `diags`. */
+int specs_lint_upstream(const struct specs_args *a, struct spec_diag_list *diags,
+			struct spec_upstream_counts *counts);
 
 #endif

@@ -17,7 +17,7 @@
 #include "common/fsutil.h"
 #include "common/limits.h"
 
-#define CATALOG_DISK_MAGIC "spyre-catalog-4\n"
+#define CATALOG_DISK_MAGIC "spyre-catalog-5\n"
 #define NULL_LEN           0xffffffffu
 
 /* ---- writing ---- */
@@ -146,6 +146,13 @@ static void w_scan(struct buf *b, int *rc, const struct scan_file *s)
 	for (size_t i = 0; i < s->n_warnings; i++) {
 		w_u32(b, rc, s->warnings[i].line);
 		w_str(b, rc, s->warnings[i].message);
+	}
+	w_u32(b, rc, (uint32_t)s->n_generated);
+	for (size_t i = 0; i < s->n_generated; i++) {
+		w_str(b, rc, s->generated[i].class_name);
+		w_str(b, rc, s->generated[i].name);
+		w_str(b, rc, s->generated[i].generator);
+		w_u32(b, rc, s->generated[i].line);
 	}
 }
 
@@ -360,6 +367,13 @@ static void r_rest(struct rd *r, struct scan_file *s)
 	for (size_t i = 0; i < s->n_warnings && !r->bad; i++) {
 		s->warnings[i].line = r_u32(r);
 		s->warnings[i].message = r_str(r);
+	}
+	s->generated = r_array(r, &s->n_generated, sizeof(*s->generated), 16);
+	for (size_t i = 0; i < s->n_generated && !r->bad; i++) {
+		s->generated[i].class_name = r_str(r);
+		s->generated[i].name = r_str(r);
+		s->generated[i].generator = r_str(r);
+		s->generated[i].line = r_u32(r);
 	}
 }
 

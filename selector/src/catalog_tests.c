@@ -98,8 +98,9 @@ static int test_opset(struct catalog_test *t, struct arena *a, const struct scan
 	return 0;
 }
 
-static int add_test(struct catalog *cat, size_t *cap, struct arena *a, size_t file, int fi,
-		    const char *class_name, bool device, bool param)
+/* `name`: the test's name when it is not the function's (a generated test); else NULL. */
+static int add_test_named(struct catalog *cat, size_t *cap, struct arena *a, size_t file, int fi,
+			  const char *class_name, bool device, bool param, const char *name)
 {
 	const struct catalog_file *f = &cat->files[file];
 	const struct scan_function *fn = &f->blob->scan->functions[fi];
@@ -116,7 +117,8 @@ static int add_test(struct catalog *cat, size_t *cap, struct arena *a, size_t fi
 				    .body_hash = fn->body_hash };
 	/* "path::Class::name" or "path::name", by memcpy (60,000 ids a catalog). */
 	size_t lp = strlen(f->path), lc = class_name ? strlen(class_name) : 0;
-	size_t ln = strlen(fn->name);
+	const char *tn = name ? name : fn->name;
+	size_t ln = strlen(tn);
 	char *id = scan__alloc(a, lp + lc + ln + 8), *o = id;
 	if (!id)
 		return err_set(ERR_NOMEM, "test id");
@@ -128,12 +130,18 @@ static int add_test(struct catalog *cat, size_t *cap, struct arena *a, size_t fi
 		o += lc + 2;
 	}
 	memcpy(o, "::", 2);
-	memcpy(o + 2, fn->name, ln + 1);
+	memcpy(o + 2, tn, ln + 1);
 	t->id = id;
-	int rc = test_opset(t, a, fn);
+	int rc = name ? 0 : test_opset(t, a, fn);
 	if (!rc)
 		cat->n_tests++;
 	return rc;
+}
+
+static int add_test(struct catalog *cat, size_t *cap, struct arena *a, size_t file, int fi,
+		    const char *class_name, bool device, bool param)
+{
+	return add_test_named(cat, cap, a, file, fi, class_name, device, param, NULL);
 }
 
 static bool instantiated(const struct scan_file *sf, const char *cls,
@@ -320,6 +328,35 @@ static int drop_redefined(struct catalog *cat, size_t from)
 	return 0;
 }
 
+/* Tests the file adds at import time to its test classes (scan_generated.c), listed under
+ * their generator function: an edit of it selects them. */
+static int generated_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file,
+			   const bool *is_test)
+{
+	const struct scan_file *sf = cat->files[file].blob->scan;
+	for (size_t g = 0; g < sf->n_generated; g++) {
+		const struct scan_generated *gt = &sf->generated[g];
+		int fi = -1, ci = -1;
+		for (size_t i = 0; i < sf->n_functions && fi < 0; i++)
+			if (sf->functions[i].class_index < 0 &&
+			    sf->functions[i].parent_function < 0 &&
+			    strcmp(sf->functions[i].name, gt->generator) == 0)
+				fi = (int)i;
+		for (size_t c = 0; c < sf->n_classes && c < CLASSES_MAX; c++)
+			if (is_test[c] && strcmp(sf->classes[c].name, gt->class_name) == 0)
+				ci = (int)c;
+		if (fi < 0 || ci < 0 || !gt->name)
+			continue;
+		const char *cls = sf->classes[ci].name;
+		int rc = add_test_named(
+		    cat, cap, a, file, fi, cls, instantiated(sf, cls, SCAN_INSTANTIATE_DEVICE_TYPE),
+		    instantiated(sf, cls, SCAN_INSTANTIATE_PARAMETRIZED), gt->name);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* The tests of one test file, in source order; a class's inherited tests follow its own. */
 int catalog__file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file)
 {
@@ -347,6 +384,8 @@ int catalog__file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_
 			return rc;
 	}
 	int rc = classes_ended(cat, cap, a, file, is_test, &next, UINT32_MAX);
+	if (!rc)
+		rc = generated_tests(cat, cap, a, file, is_test);
 	return rc ? rc : drop_redefined(cat, from);
 }
 

@@ -32,6 +32,7 @@ void selector_report_finish(struct select_report *rep)
 		free(t->id);
 		reasons_free(t->reasons, t->n_reasons);
 		free(t->spec_why);
+		free(t->case_why);
 		free(t->spec_entry);
 	}
 	free(rep->tests);

@@ -206,8 +206,9 @@ static void explain_stage3(const struct select_test *t, FILE *out)
 		testspecs_mode_name(t->mode), t->listed ? "listed" : "unlisted",
 		t->spec_entry ? " at " : "", t->spec_entry ? t->spec_entry : "",
 		t->spec_why ? t->spec_why : "");
-	fprintf(out, "    %zu kernel cases by rule %s (%zu unsupported)%s\n", t->kernel_cases,
-		t->case_rule, t->kernel_unsupported, t->smoke ? "; smoke" : "");
+	fprintf(out, "    %zu kernel cases by rule %s (%zu unsupported)%s%s%s\n", t->kernel_cases,
+		t->case_rule, t->kernel_unsupported, t->smoke ? "; smoke" : "",
+		t->case_why ? ": " : "", t->case_why ? t->case_why : "");
 }
 
 static void explain_stage4(const struct select_report *rep, const struct select_test *t, FILE *out)

@@ -225,6 +225,8 @@ int selector_scan(struct scan_file **out, const char *path, const char *module_p
 		log_warn("scan: %s is not UTF-8 at byte offset %zu: skipped", path, bad);
 	} else if (!rc) {
 		rc = scan_lines(&st);
+		if (!rc)
+			rc = scan__generated(f, arena, st.d, len);
 	}
 	free(st.pending);
 	free(st.regs);

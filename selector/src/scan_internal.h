@@ -24,6 +24,9 @@ void *scan__alloc(struct arena *a, size_t n); /* zeroed, NULL on failure */
 char *scan__strndup(struct arena *a, const char *s, size_t n);
 void scan__arena_free(struct arena *a);
 
+/* Fills f->generated from the text once the rest of the scan is done (scan_generated.c). */
+int scan__generated(struct scan_file *f, struct arena *a, const char *d, size_t len);
+
 /* Grows a malloc'd array so that one more element fits; NULL on failure. */
 void *scan__grow(void *arr, size_t n, size_t *cap, size_t elem);
 

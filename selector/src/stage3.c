@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog_internal.h"
 #include "common/err.h"
 #include "select_internal.h"
 #include "selector/select.h"
@@ -64,6 +65,8 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 		.family = testspecs_family_for_path(d->id.path),
 		.body_ops = c->body_ops,
 		.n_body_ops = c->n_body_ops,
+		.is_test = ropts->is_test,
+		.is_test_ctx = ropts->is_test_ctx,
 	};
 	struct spec_expand_result res = { 0 };
 	testspecs_cases_init(&list);
@@ -71,6 +74,8 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 	testspecs_cases_finish(&list);
 	if (rc < 0)
 		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
+	if (!res.n_cases && res.why && !(t->case_why = strdup(res.why)))
+		return err_set(ERR_NOMEM, "stage 3: case reason of '%s'", c->id);
 	t->kernel_cases = res.n_cases;
 	t->kernel_unsupported = res.n_unsupported;
 	t->case_rule = testspecs_rule_name(res.rule);
@@ -125,6 +130,24 @@ static int run_one(struct select_report *rep, const struct spec_set *set,
 	return take_decision(rep, t, resolver, set, d, c, ropts, smoke);
 }
 
+/* The head catalog's ids, for the resolver's variant rule (a longer test's name is its own). */
+static int catalog_has(void *ctx, const char *id)
+{
+	return strmap_get(ctx, id, NULL);
+}
+
+static int index_ids(struct strmap *m, const struct select_stage3_opts *o,
+		     const struct select_candidate *cands, size_t n_cands)
+{
+	for (size_t i = 0; i < o->n_catalog; i++)
+		if (strmap_put(m, o->catalog_ids[i], 1))
+			return err_set(ERR_NOMEM, "stage 3: test ids");
+	for (size_t i = 0; !o->catalog_ids && i < n_cands; i++)
+		if (strmap_put(m, cands[i].id, 1))
+			return err_set(ERR_NOMEM, "stage 3: test ids");
+	return 0;
+}
+
 int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 			const struct spec_resolver *resolver, const struct select_candidate *cands,
 			size_t n_cands, const struct select_stage3_opts *opts)
@@ -133,12 +156,15 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 	if (!opts)
 		opts = &none;
 	const char *smoke = opts->smoke_label ? opts->smoke_label : "smoke";
-	struct spec_resolve_opts ropts = { .tier = opts->tier };
+	struct strmap ids = { 0 };
+	struct spec_resolve_opts ropts = { .tier = opts->tier,
+					   .is_test = catalog_has,
+					   .is_test_ctx = &ids };
 	struct spec_decision *d = malloc(sizeof *d);
 	if (!d)
 		return err_set(ERR_NOMEM, "stage 3: decision");
 	size_t first = rep->n_tests, eligible = 0;
-	int rc = 0;
+	int rc = index_ids(&ids, opts, cands, n_cands);
 	for (size_t i = 0; i < n_cands && rc == 0; i++) {
 		rc = run_one(rep, set, resolver, &cands[i], &ropts, smoke, d);
 		if (opts->progress && ((i + 1) % SELECT_PROGRESS_EVERY == 0 || i + 1 == n_cands))
@@ -147,6 +173,7 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 	if (rc == 0 && opts->catalog_ids)
 		rc = select__stale_drift(rep, set, resolver, opts, d);
 	free(d);
+	strmap_free(&ids);
 	for (size_t i = first; i < rep->n_tests; i++)
 		eligible += rep->tests[i].fate >= SELECT_ELIGIBLE;
 	rep->stages[2].in = n_cands;

@@ -1,9 +1,10 @@
 /* Stale spec entries (drift): a plain spec name (`method` or `Class::method`, identifiers only:
  * regular expressions are patterns, not claims that a test exists) that no test of the head
- * catalog matches. Every catalog id is resolved once; the names the resolver notes as deciding,
- * shadowed or dropped for their labels are marked used, in a set of the names' addresses (the
- * set owns the names, so an address is an identity). File entries under ${TORCH_DEVICE_ROOT}
- * name torch-spyre's own tests, not upstream ones, and are left out. */
+ * catalog matches, neither as its name nor as `<name>_...` (a variant: torch-spyre's rule). Every
+ * catalog id is resolved once; the names the resolver notes as deciding, shadowed or dropped for
+ * their labels are marked used, in a set of the names' addresses (the set owns the names, so an
+ * address is an identity). File entries under ${TORCH_DEVICE_ROOT} name torch-spyre's own tests,
+ * not upstream ones, and are left out. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,34 +207,61 @@ static void memo_put(struct select_drift_memo *m, const char *const *ids, size_t
 	(void)strmap_put(&m->groups, key, (intptr_t)g);
 }
 
+/* Marks one name used (and lists it in `mine` for the memo). */
+static int mark(struct ptrset *used, struct name_list *mine, const void *what)
+{
+	ptrset_add(used, what);
+	size_t k = 0;
+	while (mine && k < mine->n && mine->v[k] != what)
+		k++;
+	if (!mine || k < mine->n)
+		return 0;
+	void *p = scan__grow(mine->v, mine->n, &mine->cap, sizeof(*mine->v));
+	if (!p)
+		return err_set(ERR_NOMEM, "stage 3: drift names");
+	mine->v = p;
+	mine->v[mine->n++] = what;
+	return 0;
+}
+
+struct variant_marks {
+	struct ptrset *used;
+	struct name_list *mine;
+	int rc;
+};
+
+/* torch-spyre's config checker counts a name that starts with a collectable test's name plus
+ * `_` as live (an @ops op or @parametrize value of that test). */
+static void mark_variant(void *ctx, const struct spec_str *name)
+{
+	struct variant_marks *vm = ctx;
+	if (vm->rc == 0)
+		vm->rc = mark(vm->used, vm->mine, name->s);
+}
+
 /* Resolves ids[0..n) and marks the names they use in `used` (and, for the memo, lists them in
- * `mine`). */
+ * `mine`): the names that decide, are shadowed or dropped, and the names of their variants. */
 static int resolve_group(struct ptrset *used, struct name_list *mine,
 			 const struct spec_resolver *resolver, const char *const *ids, size_t n,
 			 struct spec_decision *d)
 {
+	struct spec_resolve_opts exact = { .exact = true };
 	for (size_t i = 0; i < n; i++) {
-		int rc = testspecs_resolver_resolve(resolver, ids[i], NULL, d);
+		int rc = testspecs_resolver_resolve(resolver, ids[i], &exact, d);
 		if (rc == ERR_INVAL)
 			continue; /* not a test id: matches nothing */
 		if (rc < 0)
 			return err_prefix("stage 3: drift, resolving '%s': ", ids[i]);
-		for (size_t e = 0; e < d->n_entries; e++) {
-			const void *what = d->entries[e].what;
-			if (!marks(d->entries[e].role))
-				continue;
-			ptrset_add(used, what);
-			size_t k = 0;
-			while (mine && k < mine->n && mine->v[k] != what)
-				k++;
-			if (!mine || k < mine->n)
-				continue;
-			void *p = scan__grow(mine->v, mine->n, &mine->cap, sizeof(*mine->v));
-			if (!p)
-				return err_set(ERR_NOMEM, "stage 3: drift names");
-			mine->v = p;
-			mine->v[mine->n++] = what;
-		}
+		for (size_t e = 0; e < d->n_entries && rc == 0; e++)
+			if (marks(d->entries[e].role))
+				rc = mark(used, mine, d->entries[e].what);
+		struct variant_marks vm = { used, mine, rc };
+		int nv =
+		    testspecs_resolver_variant_names(resolver, ids[i], NULL, mark_variant, &vm);
+		if (vm.rc < 0)
+			return vm.rc;
+		if (nv < 0 && nv != ERR_INVAL)
+			return err_prefix("stage 3: drift, variants of '%s': ", ids[i]);
 	}
 	return 0;
 }

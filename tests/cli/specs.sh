@@ -144,6 +144,23 @@ usage_error "a missing file" "nope.yaml" lint "$tmp/nope.yaml"
 expect_rc 0 "--help" "$exe" specs --help
 check "help names every action" grep -q "explain --test ID" "$out"
 
+# --- lint --upstream: torch-spyre's three checks on the generated upstream, with its own spec
+# and the shipped ones: the golden output (the generated directory written as DIR). After a
+# change to the generator, regenerate with: spyre-ci fixture upstream --out D --seed 1
+# --commits 40; spyre-ci specs lint --upstream D D/spyre/specs testspecs/specs | sed "s|D|DIR|g"
+golden=tests/fixtures/specs/upstream_lint.golden
+expect_rc 0 "a generated upstream" "$exe" fixture upstream --out "$tmp/up" --seed 1 --commits 40
+expect_rc 0 "lint --upstream" "$exe" specs lint --upstream "$tmp/up" "$tmp/up/spyre/specs" \
+	"$shipped"
+sed "s|$tmp/up|DIR|g" "$out" >"$tmp/got"
+if diff -u "$golden" "$tmp/got" >"$tmp/diff"; then ok; else
+	bad "lint --upstream differs from $golden: $(head -c 1500 "$tmp/diff")"
+fi
+check "the summary counts" grep -q "^upstream DIR: [0-9]* collectable tests; " "$tmp/got"
+usage_error "--upstream fits only lint" "does not fit" explain --upstream "$tmp/up" \
+	--test T::t "$shipped"
+expect_rc 2 "--upstream of no repository" "$exe" specs lint --upstream "$tmp/nope" "$shipped"
+
 # --- every example of the help page runs (from the repository's root).
 n_ex=0
 while IFS= read -r cmd; do

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "scope.h"
 #include "spyre-emu/ops.h"
 #include "testspecs/cases.h"
 #include "testspecs/resolve.h"
@@ -173,6 +174,7 @@ struct ctx {
 	struct spec_decision *scratch; /* per-op decisions */
 	struct spec_expand_result *res;
 	const struct spec_sample_inputs *sample; /* rule 2: the call being expanded */
+	struct spec_set view; /* the set as the deciding entry's config sees it (scope.h) */
 };
 
 static const char *unsupported_why(const struct spec_op_map *m, enum spec_dtype d,
@@ -209,9 +211,12 @@ static int op_view(struct ctx *c, const char *op, struct op_view *v)
 	v->spec_name = so ? so->name.s : op;
 	v->row = NULL;
 	const char *ops[1] = { v->spec_name };
-	struct spec_resolve_opts o = {
-		.tier = c->t->tier, .ops = ops, .n_ops = 1, .device = c->t->device
-	};
+	struct spec_resolve_opts o = { .tier = c->t->tier,
+				       .ops = ops,
+				       .n_ops = 1,
+				       .device = c->t->device,
+				       .is_test = c->t->is_test,
+				       .is_test_ctx = c->t->is_test_ctx };
 	int rc = testspecs_resolver_resolve(c->r, c->resolve_id, &o, c->scratch);
 	if (rc)
 		return rc;
@@ -541,18 +546,63 @@ static int expand_ops(struct ctx *c, const char *op, enum spec_case_rule rule, s
 	return add_default_samples(c, op, &v, rule, loc);
 }
 
+/* The ops an @ops test runs: the supported ops of its family, the ops its entry includes
+ * (edits.ops.include names ops the config adds to the test's list, whatever the global says),
+ * and, when the config lists no supported ops, the op of the variant that decided. */
 static int rule_opinfo(struct ctx *c, size_t *used)
 {
 	const struct spec_global *g = &c->set->global;
-	for (size_t i = 0; i < g->n_supported_ops; i++) {
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < g->n_supported_ops; i++) {
 		const char *op = g->supported_ops[i].name.s;
-		if (!family_admits(c->t->family, op))
-			continue;
-		int rc = expand_ops(c, op, SPEC_RULE_OPINFO, g->supported_ops[i].loc, used);
-		if (rc)
-			return rc;
+		if (family_admits(c->t->family, op))
+			rc = expand_ops(c, op, SPEC_RULE_OPINFO, g->supported_ops[i].loc, used);
 	}
-	return 0;
+	const struct spec_test *e = c->entry;
+	for (size_t i = 0; rc == 0 && e && i < e->edits.n_ops_include; i++) {
+		const struct spec_op_include *in = &e->edits.ops_include[i];
+		if (!in->sample_inputs.present && !supported_op(c->set, in->name.s))
+			rc = expand_ops(c, in->name.s, SPEC_RULE_OPINFO, in->loc, used);
+	}
+	if (rc == 0 && !*used && !g->has_supported_ops && c->variant_op)
+		rc = expand_ops(c, c->variant_op, SPEC_RULE_OPINFO,
+				e ? e->loc : (struct spec_loc){ 0 }, used);
+	return rc;
+}
+
+/* Tensor factories and helpers a test body calls to build inputs, not ops under test. */
+static bool factory(const char *name)
+{
+	static const char *const names[] = { "arange",  "empty",     "full",     "manual_seed",
+					     "ones",    "rand",      "randint",  "randn",
+					     "tensor",  "zeros",     "device",   "Size",
+					     "no_grad", "is_tensor", "randperm", "linspace" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Why a test with body calls got no case: the calls that name upstream ops, each said
+ * unsupported by the specs or lacking in the emulator. */
+static const char *body_why(struct ctx *c)
+{
+	char *b = c->res->reason;
+	size_t n = (size_t)snprintf(b, sizeof c->res->reason, "no supported op among its calls:");
+	size_t listed = 0;
+	for (size_t i = 0; i < c->t->n_body_ops && n + 1 < sizeof c->res->reason; i++) {
+		const char *call = c->t->body_ops[i];
+		const char *dot = strrchr(call, '.');
+		const char *name = dot ? dot + 1 : call;
+		if (strncmp(call, "torch.", 6) != 0 || !name[0] || name[0] == '_' || factory(name))
+			continue;
+		const struct spec_op_map *m = testspecs_opmap_find(call);
+		int k = snprintf(b + n, sizeof c->res->reason - n, "%s %s (%s)", listed ? "," : "",
+				 name, m ? "not a supported op" : "the emulator lacks it");
+		n += k > 0 ? (size_t)k : 0;
+		listed++;
+	}
+	return listed ? b : "none of the ops its body calls is a supported op";
 }
 
 static int rule_body_ops(struct ctx *c, size_t *used)
@@ -598,7 +648,7 @@ static int expand_rules(struct ctx *c)
 	}
 	res->why = c->t->opinfo ? "@ops test, but no supported op of its family remains"
 		   : c->t->n_body_ops
-		       ? "none of the ops its body calls is a supported op"
+		       ? body_why(c)
 		       : "no kernels:, no sample_inputs_func, not @ops, no known calls";
 	return 0;
 }
@@ -612,7 +662,10 @@ static int expand_with(struct ctx *c)
 	if (!d)
 		return err_set(ERR_NOMEM, "kernel cases: out of memory");
 	c->scratch = &d[1];
-	struct spec_resolve_opts o = { .tier = c->t->tier, .device = c->t->device };
+	struct spec_resolve_opts o = { .tier = c->t->tier,
+				       .device = c->t->device,
+				       .is_test = c->t->is_test,
+				       .is_test_ctx = c->t->is_test_ctx };
 	int rc = testspecs_resolver_resolve(c->r, c->resolve_id, &o, &d[0]);
 	if (rc)
 		goto out;
@@ -622,6 +675,8 @@ static int expand_with(struct ctx *c)
 	res->file = d[0].file;
 	c->entry = d[0].entry;
 	c->base = d[0].mode;
+	c->set = testspecs__set_view(&c->view, c->set,
+				     testspecs__global_for(c->set, d[0].entry, d[0].file));
 	if (!d[0].eligible) {
 		snprintf(res->reason, sizeof res->reason, "%s%.200s",
 			 d[0].mode == SPEC_MODE_SKIP ? "the test is skipped: " : "", d[0].reason);
@@ -634,6 +689,9 @@ static int expand_with(struct ctx *c)
 		if (d[0].id.dtype[0] && testspecs_dtype_parse(d[0].id.dtype, false, &vd) == 0)
 			c->variant_dtype = vd;
 	}
+	/* A test run for one listed variant of its @ops list: that op's cases only. */
+	if (d[0].variant_suffix && c->t->opinfo && !c->variant_op)
+		c->variant_op = d[0].variant_suffix;
 	rc = expand_rules(c);
 out:
 	free(d);

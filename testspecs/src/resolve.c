@@ -8,6 +8,7 @@
 
 #include "common/err.h"
 #include "resolve_index.h"
+#include "scope.h"
 
 /* uint64 sits between uint32 and complex32 in the enum; keep the table aligned with it. */
 static const char *dtype_str(enum spec_dtype d)
@@ -410,6 +411,8 @@ int testspecs_resolver_resolve(const struct spec_resolver *r, const char *test_i
 	memset(out, 0, offsetof(struct spec_decision, entries));
 	out->reason[0] = '\0';
 	out->op_buf[0] = '\0';
+	out->n_variants = out->n_variants_eligible = 0;
+	out->variant = out->variant_suffix = NULL;
 	int rc = testspecs_testid_parse(&out->id, test_id, o->device);
 	if (rc)
 		return rc;
@@ -469,7 +472,7 @@ int testspecs_resolver_resolve(const struct spec_resolver *r, const char *test_i
 	} else if (dropped || !out->id.path[0]) {
 		snprintf(out->reason, sizeof out->reason,
 			 dropped ? "listed only for other tiers" : "no entry lists it");
-		return 0;
+		return o->exact ? 0 : resolve__variants(r, test_id, o, out);
 	} else {
 		base = out->file->unlisted ? out->file->unlisted : SPEC_MODE_XFAIL;
 		out->labels = &out->file->labels;
@@ -480,13 +483,17 @@ int testspecs_resolver_resolve(const struct spec_resolver *r, const char *test_i
 		rt_s(&t, mode_str(base));
 		rt_s(&t, out->file->unlisted ? "" : " (the default)");
 	}
+	/* The deciding entry's own config's global (point 9). */
+	struct spec_set view;
+	set = testspecs__set_view(&view, set,
+				  testspecs__global_for(set, win ? win->test : NULL, out->file));
 	/* Only an unlisted variant needs the op guessed from its name's end: a listed one's entry
 	 * said where the base name stops. */
 	if (!win && out->id.device_generic)
 		op = op_from_suffix(set, o, &out->id);
 	out->eligible = true;
 	decide_variant(set, o, win ? win->test : NULL, base, op, out);
-	return 0;
+	return out->eligible || o->exact ? 0 : resolve__variants(r, test_id, o, out);
 }
 
 int testspecs_resolve(const struct spec_set *set, const char *test_id,

@@ -221,6 +221,26 @@ static int class_matches(const struct name_rule *rule, const struct spec_test_id
 	return m == 1;
 }
 
+int resolve__class_ok(const struct name_rule *rule, const struct spec_test_id *id)
+{
+	int err = 0;
+	int m = class_matches(rule, id, &err);
+	return err ? err : m;
+}
+
+size_t resolve__plain_from(const struct file_index *fi, const char *prefix)
+{
+	size_t lo = 0, hi = fi->n_plain;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(fi->rules[fi->plain[mid]].method, prefix) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The lengths of the stem that may be the base name, longest first: the whole stem, then (for
  * a device-generic id, whose stem may still carry `_<op>`) every prefix ending before a '_'. */
 static size_t base_lengths(const struct spec_test_id *id, uint32_t *lens, size_t cap)

@@ -63,4 +63,17 @@ size_t resolve__files_for(const struct spec_resolver *r, const struct spec_test_
 int resolve__match_rules(const struct spec_resolver *r, uint32_t f, const struct spec_test_id *id,
 			 struct rule_hit *hits, size_t *n, size_t cap);
 
+/* Point 10 of resolve.h: when `out` (the decision for `test_id`) is not eligible, the entries
+ * naming the test's variants are resolved, and the strongest eligible one's decision replaces
+ * `out`. Returns 0 or the error of a variant's resolution. */
+int resolve__variants(const struct spec_resolver *r, const char *test_id,
+		      const struct spec_resolve_opts *o, struct spec_decision *out);
+
+/* The first index of the sorted plain table whose method is >= `prefix` (every method that
+ * starts with it follows, contiguously). */
+size_t resolve__plain_from(const struct file_index *fi, const char *prefix);
+
+/* Whether the rule's class part admits the id's class (1), not (0), or a regex error (<0). */
+int resolve__class_ok(const struct name_rule *rule, const struct spec_test_id *id);
+
 #endif

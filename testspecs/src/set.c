@@ -23,6 +23,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/limits.h"
+#include "scope.h"
 #include "walk.h"
 
 #define SPEC_DIR_FILES_MAX 10000
@@ -241,6 +242,8 @@ static int merge_doc(struct walk *w, struct spec_set *set, const struct spec_doc
 	set->sources = src;
 	set->n_sources++;
 	merge_strs(w, &set->labels, &doc->labels);
+	if (testspecs__bind_doc_global(set->arena, doc->files, doc->n_files, &doc->global) < 0)
+		return err_set(ERR_NOMEM, "out of memory merging specs");
 	for (size_t i = 0; i < doc->n_files; i++)
 		merge_file(w, set, &doc->files[i]);
 	merge_global(w, &set->global, &doc->global);

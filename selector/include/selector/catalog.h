@@ -170,6 +170,23 @@ const struct catalog_file *selector_catalog_file(const struct catalog *cat, cons
 /* The test with this id, or NULL. */
 const struct catalog_test *selector_catalog_test(const struct catalog *cat, const char *id);
 
+#define SELECTOR_VARIANTS_MAX 1024 /* variant names of one test */
+
+/* The variants of one test (selector/src/catalog_variants.c): the suffixes PyTorch's
+ * instantiation appends to the test's name (`fn_name_amax` of @parametrize("fn_name", [...]),
+ * `add` of @ops(["add"])), without device or dtype. `open`: the decorators name variants that
+ * are not statically known (`why` says which); `names` is then empty. */
+struct catalog_variants {
+	char **names; /* owned */
+	size_t n;
+	bool open;
+	const char *why; /* static */
+};
+
+int selector_catalog_variants(struct catalog_variants *out, const struct catalog *cat,
+			      const struct catalog_test *t);
+void selector_catalog_variants_finish(struct catalog_variants *v);
+
 /* The OpInfo entry kind ("UnaryUfuncInfo") of op `name` in the catalog's op database, or NULL. */
 const char *selector_catalog_op_kind(const struct catalog *cat, const char *name);
 

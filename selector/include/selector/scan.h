@@ -122,6 +122,16 @@ struct scan_opinfo {
 	uint32_t last_line;            /* the closing parenthesis's line */
 };
 
+/* A test method a module-level call adds at import time: `F(Class)` whose body does
+ * `setattr(cls, name, fn)` in a loop over a list of string literals (selector/src/
+ * scan_generated.c). `name` is NULL when the names are not static: generated at run time. */
+struct scan_generated {
+	const char *class_name; /* the call's argument */
+	const char *name;       /* "test___add___not_implemented", or NULL */
+	const char *generator;  /* F */
+	uint32_t line;          /* the call's line */
+};
+
 struct scan_warning {
 	uint32_t line;       /* 0 for a whole-file warning */
 	const char *message; /* "unterminated triple-quoted string", "not UTF-8 at byte 1234" */
@@ -145,6 +155,8 @@ struct scan_file {
 	size_t n_opinfos;
 	struct scan_warning *warnings;
 	size_t n_warnings;
+	struct scan_generated *generated; /* in the memory behind arena_ */
+	size_t n_generated;
 	void *arena_; /* private: the memory behind every pointer above */
 };
 

@@ -68,6 +68,7 @@ struct select_test {
 	size_t kernel_cases; /* unsupported included */
 	size_t kernel_unsupported;
 	const char *case_rule; /* testspecs_rule_name(), static */
+	char *case_why;        /* why no case came (rule not_mappable), or NULL; owned */
 	/* stage 4 */
 	double score;
 	double seconds; /* estimated cost */

@@ -217,3 +217,40 @@ Test(stage3, tier_drops_labelled_entries)
 	cr_assert_eq(f.rep.stages[2].out, 0);
 	teardown(&f);
 }
+
+/* Variant entries (torch-spyre's rule: a collectable test's name plus `_`) are live, and one
+ * listed with a run mode makes its test eligible under unlisted skip; a name that only starts
+ * like a test, without the `_`, is still stale. */
+Test(stage3, variant_entries_live_and_run)
+{
+	static const char specs[] =
+	    "test_suite_config:\n"
+	    "  files:\n"
+	    "    - path: ${TORCH_ROOT}/test/test_r.py\n"
+	    "      unlisted_test_mode: skip\n"
+	    "      tests:\n"
+	    "        - names: [TestR::test_dim_default_mean, TestR::test_dead]\n"
+	    "        - names: [TestR::test_fns_fn_name_amax, TestR::test_fnsx]\n"
+	    "          mode: skip\n";
+	static const char *const catalog[] = { "test/test_r.py::TestR::test_dim",
+					       "test/test_r.py::TestR::test_dim_default",
+					       "test/test_r.py::TestR::test_fns" };
+	struct select_candidate c[] = { CAND("test/test_r.py::TestR::test_dim_default", false),
+					CAND("test/test_r.py::TestR::test_fns", false),
+					CAND("test/test_r.py::TestR::test_dim", false) };
+	struct fixture f;
+	f.set = specs_from_text(specs);
+	cr_assert_eq(testspecs_resolver_create(&f.res, f.set), 0);
+	selector_report_init(&f.rep);
+	struct select_stage3_opts o = { .catalog_ids = catalog, .n_catalog = 3 };
+	cr_assert_eq(selector_stage3_run(&f.rep, f.set, f.res, c, 3, &o), 0, "%s", err_last());
+	cr_expect_eq(f.rep.tests[0].fate, SELECT_ELIGIBLE, "%s", f.rep.tests[0].spec_why);
+	cr_expect_eq(f.rep.tests[0].mode, SPEC_MODE_MANDATORY_SUCCESS);
+	cr_expect_neq(f.rep.tests[1].fate, SELECT_ELIGIBLE, "its only variant entry is skip");
+	cr_expect_neq(f.rep.tests[2].fate, SELECT_ELIGIBLE,
+		      "test_dim_default_mean belongs to test_dim_default, a test of the catalog");
+	cr_assert_eq(f.rep.n_drift, 2);
+	cr_expect_str_eq(f.rep.drift[0].test, "TestR::test_dead");
+	cr_expect_str_eq(f.rep.drift[1].test, "TestR::test_fnsx");
+	teardown(&f);
+}

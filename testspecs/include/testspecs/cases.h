@@ -120,6 +120,8 @@ struct spec_case_test {
 	enum spec_op_family family;  /* its op family (testspecs_family_for_path) */
 	const char *const *body_ops; /* rule 4: calls the scanner found ("torch.add", "F.gelu") */
 	size_t n_body_ops;
+	int (*is_test)(void *ctx, const char *id); /* spec_resolve_opts.is_test; may be NULL */
+	void *is_test_ctx;
 };
 
 struct spec_expand_result {

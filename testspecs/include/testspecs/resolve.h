@@ -36,7 +36,14 @@
  *  7. force_xfail (on a global dtype or on a supported op) only turns mandatory_success into
  *     xfail; xfail_strict and skip are left alone.
  *  8. Precision per (op, dtype): edits.dtypes.include's, else the op's dtype entry's, else the
- *     global dtype's. */
+ *     global dtype's.
+ *  9. Global: the deciding entry's own config's global section (for an unlisted test, the
+ *     global of the first config that lists the file): torch-spyre runs one config at a time.
+ * 10. Variants: an entry naming `<test>_<suffix>` (an @ops op, a @parametrize value, as
+ *     torch-spyre's config checker counts it: a collectable base name plus `_`) decides that
+ *     variant. A test the entries naming it (or its file's unlisted mode) leave not eligible
+ *     is eligible when one of its variants is: the decision is then that variant's (the
+ *     strongest mode among the eligible variants), `variant` names it. */
 #ifndef TESTSPECS_RESOLVE_H
 #define TESTSPECS_RESOLVE_H
 
@@ -61,6 +68,13 @@ struct spec_resolve_opts {
 	const char *const *ops; /* the test's ops (its @ops list) when known; NULL: unknown */
 	size_t n_ops;
 	const char *device; /* backend name in method suffixes; NULL: "spyre" */
+	/* Whether `id` (the resolved id with its method replaced by a longer name) is itself a
+	 * collectable test, so that `test_a_b` is not taken for a variant of `test_a` when both
+	 * are tests; NULL: every longer name that starts with the test's name plus `_` may be a
+	 * variant. */
+	int (*is_test)(void *ctx, const char *id);
+	void *is_test_ctx;
+	bool exact; /* decide the id as written: no look at its variants' entries */
 };
 
 /* Why an entry is listed in a decision. */
@@ -106,6 +120,13 @@ struct spec_decision {
 	struct spec_test_id id;       /* the parsed id */
 	char op_buf[SPEC_TESTID_MAX]; /* the op split off the method name, when any */
 	char reason[SPEC_REASON_MAX];
+	/* Variants (point 10): the variant entries seen for a generic id, how many of them are
+	 * eligible, and the one whose decision this is (its method name, owned by the resolver;
+	 * NULL when the test's own entries decided). `variant_suffix` is what follows the test's
+	 * name and `_` in it: the op of an @ops test, a parameter's value. */
+	size_t n_variants, n_variants_eligible;
+	const char *variant;
+	const char *variant_suffix;
 };
 
 struct spec_resolver;
@@ -132,5 +153,12 @@ void testspecs_resolve_lint_name(void *ctx, const struct spec_str *name, const c
 				 struct spec_diag_list *diags);
 
 const char *testspecs_role_name(enum spec_role role);
+
+/* Calls `fn` for every plain entry name of the id's files that names a variant of the id's
+ * test (`<method>_...`, class matching): torch-spyre's config checker counts such a name as
+ * live. Returns the number of names, or ERR_INVAL for an id that does not parse. */
+typedef void (*spec_name_fn)(void *ctx, const struct spec_str *name);
+int testspecs_resolver_variant_names(const struct spec_resolver *r, const char *test_id,
+				     const char *device, spec_name_fn fn, void *ctx);
 
 #endif

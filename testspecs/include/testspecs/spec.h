@@ -264,6 +264,9 @@ struct spec_test {
 	struct spec_strs suite_labels; /* test_suite_config.labels of the document it came from */
 	uint32_t doc_file;             /* its index in that document's files[] ... */
 	uint32_t doc_test;             /* ... and in that entry's tests[] (for document paths) */
+	/* The global section of the document the entry came from: torch-spyre runs one config at
+	 * a time, so an entry is decided by its own config's global only. NULL: the set's. */
+	const struct spec_global *doc_global;
 	struct spec_loc loc;
 };
 
@@ -276,6 +279,9 @@ struct spec_file {
 	struct spec_test *tests;
 	size_t n_tests;
 	struct spec_strs labels; /* the suite labels of the document this entry came from */
+	const struct spec_global
+	    *doc_global; /* the first document's global for this path (the
+			  * one that decides its unlisted tests); NULL: set's */
 	struct spec_loc loc;
 };
 
@@ -321,7 +327,8 @@ struct spec_set {
 	struct spec_file *files; /* merged: one entry per distinct path, tests concatenated */
 	size_t n_files;
 	struct spec_strs labels;   /* union of every document's test_suite_config.labels */
-	struct spec_global global; /* merged: lists are unions, first definition wins per name */
+	struct spec_global global; /* merged: lists are unions, first definition wins per name;
+				    * for listings only: decisions use each entry's doc_global */
 	const char **sources;      /* the files loaded, in order */
 	size_t n_sources;
 	struct spec_arena *arena;

@@ -1,0 +1,130 @@
+/* `spyre-ci specs lint --upstream DIR`: the front end of torch-spyre's config checker
+ * (testspecs/lint_upstream.h). It reads the collectable tests of DIR's HEAD through the
+ * selector's catalog (generated tests included), loads every spec file as a config of its own
+ * (a directory's *.yaml files one by one, in name order) and prints what the check finds. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/err.h"
+#include "selector/catalog.h"
+#include "specs_cmd.h"
+#include "testspecs/lint_upstream.h"
+
+#define UPSTREAM_CONFIGS_MAX 4096
+
+struct configs {
+	struct spec_set *v[UPSTREAM_CONFIGS_MAX];
+	size_t n;
+};
+
+static int yaml_name(const char *name)
+{
+	size_t n = strlen(name);
+	return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) ||
+	       (n > 4 && strcmp(name + n - 4, ".yml") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_one(struct configs *c, const char *path, const struct spec_load_opts *o)
+{
+	if (c->n >= UPSTREAM_CONFIGS_MAX)
+		return err_set(ERR_LIMIT, "more than %d spec files", UPSTREAM_CONFIGS_MAX);
+	int rc = testspecs_set_create(&c->v[c->n]);
+	if (rc)
+		return rc;
+	c->n++;
+	return testspecs_load_file(c->v[c->n - 1], path, o);
+}
+
+/* A directory's spec files, each a config. */
+static int load_dir(struct configs *c, const char *dir, const struct spec_load_opts *o)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set_errno(ERR_IO, "%s", dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+		if (!yaml_name(e->d_name))
+			continue;
+		if (n == cap) {
+			char **p = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
+			rc = p ? 0 : err_set(ERR_NOMEM, "%s", dir);
+			names = p ? p : names;
+		}
+		if (rc == 0 && n >= UPSTREAM_CONFIGS_MAX)
+			rc = err_set(ERR_LIMIT, "%s: more than %d spec files", dir,
+				     UPSTREAM_CONFIGS_MAX);
+		if (rc == 0 && !(names[n++] = strdup(e->d_name)))
+			rc = err_set(ERR_NOMEM, "%s", dir);
+	}
+	closedir(d);
+	if (rc == 0 && n)
+		qsort(names, n, sizeof *names, cmp_str);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		rc = load_one(c, path, o);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+static int load_configs(struct configs *c, const struct specs_args *a, struct spec_roots *roots,
+			struct spec_diag_list *diags)
+{
+	struct spec_load_opts o = { .roots = roots, .diags = diags };
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < a->n_paths; i++) {
+		struct stat st;
+		if (stat(a->paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+			rc = load_dir(c, a->paths[i], &o);
+		else
+			rc = load_one(c, a->paths[i], &o);
+	}
+	return rc;
+}
+
+int specs_lint_upstream(const struct specs_args *a, struct spec_diag_list *diags,
+			struct spec_upstream_counts *counts)
+{
+	struct catalog *cat = NULL;
+	struct catalog_cache *cache = NULL;
+	int rc = selector_catalog_cache_create(&cache, 0);
+	if (rc == 0)
+		rc = selector_catalog_build(&cat, a->upstream, "HEAD", cache);
+	if (rc) {
+		selector_catalog_cache_destroy(cache);
+		return err_prefix("--upstream %s", a->upstream);
+	}
+	const char **ids = malloc((cat->n_tests + 1) * sizeof *ids);
+	struct configs *c = calloc(1, sizeof *c);
+	rc = ids && c ? 0 : err_set(ERR_NOMEM, "--upstream: %zu tests", cat->n_tests);
+	for (size_t i = 0; rc == 0 && i < cat->n_tests; i++)
+		ids[i] = cat->tests[i].id;
+	struct spec_roots roots = { a->upstream, a->roots.torch_device_root };
+	struct spec_diag_list load_diags; /* the plain lint reported these already */
+	testspecs_diags_init(&load_diags);
+	if (rc == 0 && (rc = load_configs(c, a, &roots, &load_diags)) == ERR_INVAL)
+		rc = 0; /* a file with errors: the others are still checked */
+	testspecs_diags_finish(&load_diags);
+	if (rc == 0)
+		rc = testspecs_lint_upstream(c->v, c->n, ids, cat->n_tests, diags, counts);
+	for (size_t i = 0; c && i < c->n; i++)
+		testspecs_set_destroy(c->v[i]);
+	free(c);
+	free(ids);
+	selector_catalog_destroy(cat);
+	selector_catalog_cache_destroy(cache);
+	return rc;
+}

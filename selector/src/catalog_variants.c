@@ -1,0 +1,278 @@
+/* The variants of a catalog test, named the way PyTorch's instantiation names them, as far as
+ * the decorators' text says statically:
+ *  - @parametrize("n", [v, ...]) / @parametrize_test: `n_v` per value (common_utils'
+ *    default subtest name: str(v) with '.' as '_'); for "a,b" and tuples, `a_x_b_y`;
+ *    subtest(v, name="s") is `s`; a name_fn or a value that is not a literal leaves the list
+ *    open;
+ *  - @ops(["add", "sub"]) (literal names): `add`, `sub` (an OpInfo name's '.' as '_', as
+ *    formatted_name writes it); an op list from the op database leaves the list open.
+ * Several decorators multiply their suffixes. The names carry no device or dtype suffix. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_internal.h"
+#include "common/err.h"
+
+#define VARIANT_VALUES_MAX 256
+#define VARIANT_NAME_MAX   512
+
+struct vlist {
+	char *v[SELECTOR_VARIANTS_MAX];
+	size_t n;
+};
+
+static void vlist_free(struct vlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	l->n = 0;
+}
+
+/* Splits the text inside a list or tuple at its top-level commas: the items' spans. */
+static size_t split_items(const char *s, size_t n, const char **item, size_t *len, size_t cap)
+{
+	size_t k = 0, start = 0;
+	int depth = 0;
+	char quote = 0;
+	for (size_t i = 0; i <= n && k < cap; i++) {
+		char c = i < n ? s[i] : ',';
+		if (quote) {
+			quote = c == quote ? 0 : quote;
+			continue;
+		}
+		if (c == '"' || c == '\'')
+			quote = c;
+		else if (c == '(' || c == '[' || c == '{')
+			depth++;
+		else if (c == ')' || c == ']' || c == '}')
+			depth--;
+		else if (c == ',' && depth == 0) {
+			size_t a = start, b = i;
+			while (a < b && isspace((unsigned char)s[a]))
+				a++;
+			while (b > a && isspace((unsigned char)s[b - 1]))
+				b--;
+			if (b > a) {
+				item[k] = s + a;
+				len[k++] = b - a;
+			}
+			start = i + 1;
+		}
+	}
+	return k;
+}
+
+/* The str() of a literal, with '.' as '_' (0 when not a plain literal). */
+static int literal_text(const char *s, size_t n, char *out, size_t size)
+{
+	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+		s++;
+		n -= 2;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '-' ||
+			      s[i] == '_'))
+				return 0;
+	}
+	if (n + 1 > size)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		out[i] = s[i] == '.' ? '_' : s[i];
+	out[n] = '\0';
+	return 1;
+}
+
+/* One value of a parametrize list, for argument names names[0..nn): its suffix. */
+static int value_name(const char *s, size_t n, char names[][64], size_t nn, char *out, size_t size)
+{
+	if (n > 8 && strncmp(s, "subtest(", 8) == 0) {
+		const char *k = NULL;
+		for (size_t i = 0; i + 5 < n && !k; i++)
+			if (strncmp(s + i, "name=", 5) == 0)
+				k = s + i + 5;
+		if (!k)
+			return 0; /* subtest without a name: named from its value, not handled */
+		size_t rest = (size_t)(s + n - k), e = 1;
+		while (e < rest && k[e] != k[0])
+			e++;
+		return e < rest && literal_text(k, e + 1, out, size);
+	}
+	const char *items[16];
+	size_t lens[16], ni = 1;
+	items[0] = s;
+	lens[0] = n;
+	if (nn > 1) {
+		if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+			return 0;
+		ni = split_items(s + 1, n - 2, items, lens, 16);
+		if (ni != nn)
+			return 0;
+	}
+	size_t used = 0;
+	for (size_t i = 0; i < ni; i++) {
+		char v[VARIANT_NAME_MAX];
+		if (!literal_text(items[i], lens[i], v, sizeof v))
+			return 0;
+		int w = snprintf(out + used, size - used, "%s%s_%s", i ? "_" : "", names[i], v);
+		if (w < 0 || (size_t)w >= size - used)
+			return 0;
+		used += (size_t)w;
+	}
+	return 1;
+}
+
+/* The suffixes one @parametrize decorator gives, or 0 when not static. */
+static int parametrize_suffixes(const struct scan_decorator *d, struct vlist *out)
+{
+	if (d->argc < 2 || d->argv[0].kind != SCAN_ARG_STRING)
+		return 0;
+	for (size_t i = 2; i < d->argc; i++)
+		if (d->argv[i].keyword && strcmp(d->argv[i].keyword, "name_fn") == 0)
+			return 0;
+	char names[16][64];
+	const char *items[16];
+	size_t lens[16];
+	const char *an = d->argv[0].value;
+	size_t nn = split_items(an, strlen(an), items, lens, 16);
+	for (size_t i = 0; i < nn; i++) {
+		if (lens[i] >= 64)
+			return 0;
+		memcpy(names[i], items[i], lens[i]);
+		names[i][lens[i]] = '\0';
+	}
+	const char *t = d->argv[1].text;
+	size_t tl = t ? strlen(t) : 0;
+	if (tl < 2 || (t[0] != '[' && t[0] != '(') || (t[tl - 1] != ']' && t[tl - 1] != ')'))
+		return 0;
+	const char *vals[VARIANT_VALUES_MAX];
+	size_t vlens[VARIANT_VALUES_MAX];
+	size_t nv = split_items(t + 1, tl - 2, vals, vlens, VARIANT_VALUES_MAX);
+	for (size_t i = 0; i < nv && out->n < SELECTOR_VARIANTS_MAX; i++) {
+		char name[VARIANT_NAME_MAX];
+		if (!value_name(vals[i], vlens[i], names, nn, name, sizeof name))
+			return 0;
+		if (!(out->v[out->n] = strdup(name)))
+			return err_set(ERR_NOMEM, "variants");
+		out->n++;
+	}
+	return 1;
+}
+
+/* The suffixes of a literal @ops list, or 0 when the list comes from the op database. */
+static int ops_suffixes(const struct scan_decorator *d, struct vlist *out)
+{
+	const char *t = d->argc ? d->argv[0].text : NULL;
+	size_t tl = t ? strlen(t) : 0;
+	if (tl < 2 || t[0] != '[' || t[tl - 1] != ']')
+		return 0;
+	const char *vals[VARIANT_VALUES_MAX];
+	size_t vlens[VARIANT_VALUES_MAX];
+	size_t nv = split_items(t + 1, tl - 2, vals, vlens, VARIANT_VALUES_MAX);
+	for (size_t i = 0; i < nv && out->n < SELECTOR_VARIANTS_MAX; i++) {
+		char name[VARIANT_NAME_MAX];
+		if (vals[i][0] != '"' && vals[i][0] != '\'')
+			return 0;
+		if (!literal_text(vals[i], vlens[i], name, sizeof name))
+			return 0;
+		if (!(out->v[out->n] = strdup(name)))
+			return err_set(ERR_NOMEM, "variants");
+		out->n++;
+	}
+	return 1;
+}
+
+/* acc := acc x add (each name of acc followed by '_' and each of add). */
+static int cross(struct vlist *acc, struct vlist *add)
+{
+	if (!acc->n) {
+		*acc = *add;
+		add->n = 0;
+		return 0;
+	}
+	struct vlist r = { .n = 0 };
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < acc->n; i++)
+		for (size_t j = 0; rc == 0 && j < add->n && r.n < SELECTOR_VARIANTS_MAX; j++) {
+			size_t n = strlen(acc->v[i]) + strlen(add->v[j]) + 2;
+			if (!(r.v[r.n] = malloc(n)))
+				rc = err_set(ERR_NOMEM, "variants");
+			else
+				snprintf(r.v[r.n++], n, "%s_%s", acc->v[i], add->v[j]);
+		}
+	vlist_free(acc);
+	vlist_free(add);
+	*acc = r;
+	return rc;
+}
+
+static const char *last_name(const char *dotted)
+{
+	const char *p = strrchr(dotted, '.');
+	return p ? p + 1 : dotted;
+}
+
+int selector_catalog_variants(struct catalog_variants *out, const struct catalog *cat,
+			      const struct catalog_test *t)
+{
+	memset(out, 0, sizeof *out);
+	const struct catalog_file *f = &cat->files[t->file];
+	if (!f->blob || !f->blob->scan || t->function < 0)
+		return 0;
+	const struct scan_function *fn = &f->blob->scan->functions[t->function];
+	struct vlist *acc = calloc(2, sizeof *acc), *one = acc ? acc + 1 : NULL;
+	if (!acc)
+		return err_set(ERR_NOMEM, "variants");
+	int rc = 0;
+	bool any = false;
+	/* Stacked decorators compose outermost first: test_bar_x_0_y_a for @parametrize("x")
+	 * above @parametrize("y") (common_utils' documentation of parametrize). */
+	for (size_t k = 0; rc == 0 && k < fn->n_decorators; k++) {
+		const struct scan_decorator *d = &fn->decorators[k];
+		const char *name = last_name(d->name);
+		int ok;
+		if (strcmp(name, "parametrize") == 0 || strcmp(name, "parametrize_test") == 0)
+			ok = parametrize_suffixes(d, one);
+		else if (strcmp(name, "ops") == 0)
+			ok = ops_suffixes(d, one);
+		else
+			continue;
+		any = true;
+		if (ok < 0) {
+			rc = ok;
+		} else if (ok == 0) {
+			vlist_free(one);
+			out->open = true;
+			out->why =
+			    strcmp(name, "ops") == 0
+				? "@ops over an op list of the op database: resolved at run time"
+				: "@parametrize with name_fn or values that are not literals";
+		} else {
+			rc = cross(acc, one);
+		}
+	}
+	if (rc == 0 && any && !out->open) {
+		out->names = (char **)calloc(acc->n + 1, sizeof *out->names);
+		if (!out->names)
+			rc = err_set(ERR_NOMEM, "variants");
+		for (size_t i = 0; rc == 0 && i < acc->n; i++) {
+			out->names[i] = acc->v[i];
+			acc->v[i] = NULL;
+		}
+		out->n = rc == 0 ? acc->n : 0;
+		acc->n = 0;
+	}
+	vlist_free(acc);
+	vlist_free(one);
+	free(acc);
+	return rc;
+}
+
+void selector_catalog_variants_finish(struct catalog_variants *v)
+{
+	for (size_t i = 0; v && i < v->n; i++)
+		free(v->names[i]);
+	if (v)
+		free(v->names);
+}

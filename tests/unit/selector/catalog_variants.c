@@ -1,0 +1,125 @@
+/* The catalog's variants and generated tests against the ground truth written beside each test
+ * of tests/fixtures/python/variant_shapes.py (a "# suffix suffix" comment above its
+ * decorators: "open" when not static, "none" when the test has no variants), and the generated
+ * tests of generated_tests.py as catalog ids. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "common/limits.h"
+#include "gitrepo.h"
+#include "selector/catalog.h"
+
+#define FIX SELECTOR_TEST_FIXTURES "/python/"
+
+static char *read_fixture(const char *name)
+{
+	char path[512], *data = NULL;
+	size_t len = 0;
+	snprintf(path, sizeof path, FIX "%s", name);
+	cr_assert_eq(fs_read_file(&data, &len, path, PYTHON_FILE_MAX), 0, "%s", err_last());
+	return data;
+}
+
+static struct catalog *catalog_of(struct test_repo *t, struct catalog_cache **cache)
+{
+	char *shapes = read_fixture("variant_shapes.py"), *gen = read_fixture("generated_tests.py");
+	test_repo_create(t);
+	struct test_edit e[] = { { "test/test_shapes.py", 0100644, shapes, 0 },
+				 { "test/test_gen.py", 0100644, gen, 0 } };
+	char c[41];
+	test_repo_commit(t, c, NULL, "c", NULL, 0, e, 2);
+	free(shapes);
+	free(gen);
+	cr_assert_eq(selector_catalog_cache_create(cache, 0), 0);
+	struct catalog *cat = NULL;
+	cr_assert_eq(selector_catalog_build(&cat, t->dir, c, *cache), 0, "%s", err_last());
+	return cat;
+}
+
+/* The ground truth: the comment line right above a test's first decorator or def. */
+static void truth_of(const char *text, const char *test, char *out, size_t size)
+{
+	char key[128];
+	snprintf(key, sizeof key, "def %s(", test);
+	const char *def = strstr(text, key);
+	cr_assert_not_null(def, "%s", test);
+	const char *p = def;
+	while (p > text) { /* back over the decorator lines to the comment */
+		const char *line = p - 1;
+		while (line > text && line[-1] != '\n')
+			line--;
+		const char *s = line;
+		while (*s == ' ')
+			s++;
+		p = line;
+		if (*s == '#') {
+			const char *e = strchr(s, '\n');
+			snprintf(out, size, "%.*s", (int)(e - s - 2), s + 2);
+			return;
+		}
+	}
+	cr_assert_fail("no ground truth for %s", test);
+}
+
+Test(catalog_variants, equal_the_ground_truth_test_by_test)
+{
+	struct test_repo t;
+	struct catalog_cache *cache;
+	struct catalog *cat = catalog_of(&t, &cache);
+	char *text = read_fixture("variant_shapes.py");
+	size_t checked = 0;
+	for (size_t i = 0; i < cat->n_tests; i++) {
+		const struct catalog_test *ct = &cat->tests[i];
+		if (strncmp(ct->id, "test/test_shapes.py::", 21) != 0)
+			continue;
+		const char *name = strrchr(ct->id, ':') + 1;
+		char want[512], got[512] = "";
+		truth_of(text, name, want, sizeof want);
+		struct catalog_variants v;
+		cr_assert_eq(selector_catalog_variants(&v, cat, ct), 0, "%s", err_last());
+		if (v.open)
+			snprintf(got, sizeof got, "open");
+		else if (!v.n)
+			snprintf(got, sizeof got, "none");
+		for (size_t k = 0; k < v.n; k++) {
+			size_t n = strlen(got);
+			snprintf(got + n, sizeof got - n, "%s%s", k ? " " : "", v.names[k]);
+		}
+		cr_expect_str_eq(got, want, "%s", ct->id);
+		selector_catalog_variants_finish(&v);
+		checked++;
+	}
+	cr_expect_eq(checked, 8);
+	free(text);
+	selector_catalog_destroy(cat);
+	selector_catalog_cache_destroy(cache);
+	test_repo_destroy(&t);
+}
+
+Test(catalog_variants, generated_tests_are_catalog_tests)
+{
+	struct test_repo t;
+	struct catalog_cache *cache;
+	struct catalog *cat = catalog_of(&t, &cache);
+	static const char *const want[] = { "test___add___not_supported", "test_layout_sparse",
+					    "test_count_three", "test_plain" };
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		char id[256];
+		snprintf(id, sizeof id, "test/test_gen.py::TestGen::%s", want[i]);
+		const struct catalog_test *ct = selector_catalog_test(cat, id);
+		cr_expect_not_null(ct, "%s", id);
+		if (ct)
+			cr_expect(ct->device_generic, "%s", id);
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < cat->n_tests; i++)
+		n += strncmp(cat->tests[i].id, "test/test_gen.py::", 18) == 0;
+	cr_expect_eq(n, 9, "test_plain and the 8 named generated tests");
+	selector_catalog_destroy(cat);
+	selector_catalog_cache_destroy(cache);
+	test_repo_destroy(&t);
+}
