@@ -72,7 +72,12 @@ struct scan_function {
 	 * are resolved through the import ("F.gelu" -> "torch.nn.functional.gelu"); chains rooted
 	 * at a name defined at module level in this file are kept as written ("helper",
 	 * "MyClass.method"); attributes of anything else keep only their last name with a leading
-	 * dot ("x.add(...)" -> ".add", "self.assertEqual" -> ".assertEqual"). */
+	 * dot ("x.add(...)" -> ".add", "self.assertEqual" -> ".assertEqual"). The dotted names of
+	 * the decorators count as uses (`@_deco` -> "_deco"). A name reached through a computed
+	 * name is "!" and the root it is computed under: `getattr(torch.special, name)` ->
+	 * "!torch.special" (with a plain string, `getattr(m, "f")` is the use "m.f"),
+	 * `importlib.import_module("torch.a")` / `__import__("torch.a")` -> "!torch.a", and
+	 * `exec(...)`, `eval(...)` or an import of a computed module -> "!*" (anything). */
 	const char **uses;
 	size_t n_uses;
 	/* The hash of the decorators, the def line and the body: comments, blank lines, trailing
@@ -122,6 +127,19 @@ struct scan_opinfo {
 	uint32_t last_line;            /* the closing parenthesis's line */
 };
 
+/* A module-level or class-level name bound by an assignment (`NAME = expr`, `NAME: T = expr`,
+ * `NAME += expr`), with the dotted names its value uses, resolved as a function's are: the
+ * callables a table holds (`_FNS = [torch.a.f]`, `OPS = {"x": lambda x: torch.b.g(x)}`,
+ * `_F = partial(torch.c.h, 1)`). A later statement that extends it (`NAME[k] = v`,
+ * `NAME.append(v)`) adds its names. In source order of the first binding. */
+struct scan_global {
+	const char *name;
+	int class_index; /* the class whose body binds it, -1 at module level */
+	uint32_t line;   /* the first binding */
+	const char **uses;
+	size_t n_uses;
+};
+
 struct scan_warning {
 	uint32_t line;       /* 0 for a whole-file warning */
 	const char *message; /* "unterminated triple-quoted string", "not UTF-8 at byte 1234" */
@@ -143,6 +161,8 @@ struct scan_file {
 	size_t n_instantiates;
 	struct scan_opinfo *opinfos;
 	size_t n_opinfos;
+	struct scan_global *globals;
+	size_t n_globals;
 	struct scan_warning *warnings;
 	size_t n_warnings;
 	void *arena_; /* private: the memory behind every pointer above */
