@@ -107,6 +107,10 @@ struct local_index {
 	uint32_t *next;              /* per node: the next of the same member name */
 	uint32_t *stamp, *parent, *queue;
 	uint32_t epoch;
+	char last_root[256]; /* the root looked up last, and what it stood for */
+	size_t last_len;
+	uint32_t last_fn, last_glob;
+	int last_cls;
 };
 int impact__local_init(struct local_index *li, const struct scan_file *sf);
 void impact__local_finish(struct local_index *li);

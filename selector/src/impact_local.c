@@ -34,6 +34,7 @@ static int put_chain(struct local_index *li, const char *name, uint32_t node)
 int impact__local_init(struct local_index *li, const struct scan_file *sf)
 {
 	memset(li, 0, sizeof(*li));
+	li->last_len = SIZE_MAX;
 	li->sf = sf;
 	li->n_fn = (uint32_t)sf->n_functions;
 	li->n_nodes = li->n_fn + (uint32_t)sf->n_globals;
@@ -115,6 +116,28 @@ static void reach_members(struct local_index *li, const char *name, int cls, uin
 			reach(li, k, from, qn);
 }
 
+/* The module-level function, global and class a root name stands for (NODE_NONE / -1 when
+ * none), memoised for the last root: a function's uses are sorted, so most share the root of
+ * the one before ("torch.a", "torch.b"). */
+static void root_of(struct local_index *li, const char *use, size_t rl, uint32_t *fn,
+		    uint32_t *glob, int *cls)
+{
+	if (!(li->last_len == rl && memcmp(li->last_root, use, rl) == 0)) {
+		char root[sizeof(li->last_root)];
+		memcpy(root, use, rl);
+		root[rl] = 0;
+		intptr_t v;
+		li->last_fn = strmap_get(&li->fn, root, &v) ? (uint32_t)v : NODE_NONE;
+		li->last_glob = strmap_get(&li->glob, root, &v) ? (uint32_t)v : NODE_NONE;
+		li->last_cls = strmap_get(&li->cls, root, &v) ? (int)v : -1;
+		memcpy(li->last_root, use, rl);
+		li->last_len = rl;
+	}
+	*fn = li->last_fn;
+	*glob = li->last_glob;
+	*cls = li->last_cls;
+}
+
 /* What one use of `node` reaches in the file. */
 static void reach_use(struct local_index *li, const char *use, uint32_t node, size_t *qn)
 {
@@ -124,31 +147,30 @@ static void reach_use(struct local_index *li, const char *use, uint32_t node, si
 		return;
 	}
 	const char *dot = strchr(use, '.');
-	char root[256];
 	size_t rl = dot ? (size_t)(dot - use) : strlen(use);
-	if (rl >= sizeof(root) || use[0] == '!')
+	if (rl >= sizeof(li->last_root) || use[0] == '!')
 		return;
-	memcpy(root, use, rl);
-	root[rl] = 0;
-	intptr_t v;
-	if (!dot && strmap_get(&li->fn, root, &v))
-		reach(li, (uint32_t)v, node, qn);
-	if (strmap_get(&li->glob, root, &v))
-		reach(li, (uint32_t)v, node, qn);
-	if (strmap_get(&li->cls, root, &v)) {
-		if (!dot) {
-			for (size_t k = 0; k < sizeof(init) / sizeof(*init); k++)
-				reach_members(li, init[k], (int)v, node, qn);
-		} else {
-			char attr[256];
-			const char *end = strchr(dot + 1, '.');
-			size_t al = end ? (size_t)(end - dot - 1) : strlen(dot + 1);
-			if (al < sizeof(attr)) {
-				memcpy(attr, dot + 1, al);
-				attr[al] = 0;
-				reach_members(li, attr, (int)v, node, qn);
-			}
-		}
+	uint32_t fn, glob;
+	int cls;
+	root_of(li, use, rl, &fn, &glob, &cls);
+	if (!dot && fn != NODE_NONE)
+		reach(li, fn, node, qn);
+	if (glob != NODE_NONE)
+		reach(li, glob, node, qn);
+	if (cls < 0)
+		return;
+	if (!dot) {
+		for (size_t k = 0; k < sizeof(init) / sizeof(*init); k++)
+			reach_members(li, init[k], cls, node, qn);
+		return;
+	}
+	char attr[256];
+	const char *end = strchr(dot + 1, '.');
+	size_t al = end ? (size_t)(end - dot - 1) : strlen(dot + 1);
+	if (al < sizeof(attr)) {
+		memcpy(attr, dot + 1, al);
+		attr[al] = 0;
+		reach_members(li, attr, cls, node, qn);
 	}
 }
 
@@ -229,6 +251,7 @@ struct build {
 	uint32_t *seen; /* per name index: the stamp of the function that holds it */
 	size_t seen_cap;
 	uint32_t stamp;
+	struct imported *imported; /* per class of the file */
 };
 
 static int block_add(struct impact_source *g, struct build *bb, const char *use, uint32_t via)
@@ -266,15 +289,22 @@ static int block_add(struct impact_source *g, struct build *bb, const char *use,
 	return 0;
 }
 
-/* "Base.m" for each `.m` use of method `fn` and each base of its class (or of its in-file bases)
- * imported from another module. */
-static int imported_bases(struct impact_source *g, const struct local_index *li, uint32_t fn,
-			  struct build *bb)
+#define IMPORTED_BASES_MAX 4 /* imported bases kept for one class (with its in-file bases') */
+
+/* The bases of one class (and of its in-file bases) imported from another module, made once per
+ * class and block. */
+struct imported {
+	bool done;
+	int n;
+	char target[IMPORTED_BASES_MAX][256];
+};
+
+static void imported_of(const struct local_index *li, int cls, struct imported *out)
 {
 	const struct scan_file *sf = li->sf;
-	const struct scan_function *f = &sf->functions[fn];
 	int todo[LOCAL_BASES_MAX], nt = 0, seen = 0;
-	todo[nt++] = f->class_index;
+	todo[nt++] = cls;
+	out->done = true;
 	while (seen < nt) {
 		const struct scan_class *c = &sf->classes[todo[seen++]];
 		for (size_t a = 0; a < c->n_bases; a++) {
@@ -288,21 +318,36 @@ static int imported_bases(struct impact_source *g, const struct local_index *li,
 					dup |= todo[k] == (int)in;
 				if (!dup && nt < LOCAL_BASES_MAX)
 					todo[nt++] = (int)in;
-				continue;
-			}
-			char tb[512];
-			const char *t = base_target(sf, arg->value, tb, sizeof(tb));
-			for (size_t u = 0; t && u < f->n_uses; u++) {
-				if (f->uses[u][0] != '.')
-					continue;
-				char name[1024];
-				snprintf(name, sizeof(name), "%s%s", t, f->uses[u]);
-				int rc = block_add(g, bb, name, fn);
-				if (rc)
-					return rc;
+			} else if (out->n < IMPORTED_BASES_MAX &&
+				   base_target(sf, arg->value, out->target[out->n],
+					       sizeof(out->target[0]))) {
+				out->n++;
 			}
 		}
 	}
+}
+
+/* "Base.m" for each `.m` use of method `fn` and each base of its class (or of its in-file bases)
+ * imported from another module. */
+static int imported_bases(struct impact_source *g, const struct local_index *li, uint32_t fn,
+			  struct build *bb)
+{
+	const struct scan_function *f = &li->sf->functions[fn];
+	struct imported *im = &bb->imported[f->class_index];
+	if (!im->done)
+		imported_of(li, f->class_index, im);
+	for (int k = 0; k < im->n; k++)
+		for (size_t u = 0; u < f->n_uses; u++) {
+			if (f->uses[u][0] == '!')
+				continue;
+			if (f->uses[u][0] != '.')
+				break; /* sorted: the `.attr` uses come after `!` ones only */
+			char name[1024];
+			snprintf(name, sizeof(name), "%s%s", im->target[k], f->uses[u]);
+			int rc = block_add(g, bb, name, fn);
+			if (rc)
+				return rc;
+		}
 	return 0;
 }
 
@@ -330,6 +375,8 @@ int impact__block_fill(struct impact_source *g, const struct scan_file *sf, stru
 	if (rc)
 		return rc;
 	struct build bb = { 0 };
+	if (sf->n_classes && !(bb.imported = calloc(sf->n_classes, sizeof(*bb.imported))))
+		rc = err_set(ERR_NOMEM, "impact: bases of %s", sf->path);
 	for (uint32_t i = 0; !rc && i < li.n_fn; i++) {
 		b->off[i] = bb.n;
 		bb.stamp = i + 1;
@@ -351,6 +398,7 @@ int impact__block_fill(struct impact_source *g, const struct scan_file *sf, stru
 	free(bb.names);
 	free(bb.via);
 	free(bb.seen);
+	free(bb.imported);
 	impact__local_finish(&li);
 	return rc;
 }

@@ -15,15 +15,18 @@
 #define CHAIN_STEPS_MAX 32
 
 struct hits {
-	long *dist;      /* per name index: the distance, -1 when not reached */
-	const char **by; /* the closure symbol it was reached through */
+	uint8_t *reached; /* per name index: 1 when reached (dense: the loop over every test's
+			   * names reads only this, and most tests reach nothing) */
+	long *dist;       /* per name index: the distance; valid where reached */
+	const char **by;  /* the closure symbol it was reached through */
 };
 
 static bool hit(struct hits *h, uint32_t name, long d, const char *sym)
 {
 	long *cur = &h->dist[name];
-	if (*cur >= 0 && (d > *cur || (d == *cur && strcmp(sym, h->by[name]) >= 0)))
+	if (h->reached[name] && (d > *cur || (d == *cur && strcmp(sym, h->by[name]) >= 0)))
 		return true;
+	h->reached[name] = 1;
 	*cur = d;
 	h->by[name] = sym;
 	return true;
@@ -125,13 +128,13 @@ int impact__tests_signal(struct ictx *x)
 	const struct impact_graph *g = x->graph;
 	const struct impact_source *s = g->src;
 	struct hits h = { 0 };
-	if (s->n_names && (!(h.dist = malloc(s->n_names * sizeof(*h.dist))) ||
+	if (s->n_names && (!(h.reached = calloc(s->n_names, 1)) ||
+			   !(h.dist = malloc(s->n_names * sizeof(*h.dist))) ||
 			   !(h.by = malloc(s->n_names * sizeof(*h.by))))) {
+		free(h.reached);
 		free(h.dist);
 		return err_set(ERR_NOMEM, "impact: %zu distances", s->n_names);
 	}
-	for (size_t k = 0; k < s->n_names; k++)
-		h.dist[k] = -1;
 	int rc = 0;
 	struct local_index li = { 0 };
 	size_t li_file = SIZE_MAX;
@@ -143,8 +146,10 @@ int impact__tests_signal(struct ictx *x)
 		long best = -1;
 		size_t what = 0;
 		for (size_t u = b->off[t->function]; u < b->off[t->function + 1]; u++) {
+			if (!h.reached[b->names[u]])
+				continue;
 			long d = h.dist[b->names[u]];
-			if (d >= 0 && (best < 0 || d < best)) {
+			if (best < 0 || d < best) {
 				best = d;
 				what = u;
 			}
@@ -154,6 +159,7 @@ int impact__tests_signal(struct ictx *x)
 	}
 out:
 	impact__local_finish(&li);
+	free(h.reached);
 	free(h.dist);
 	free(h.by);
 	return rc;
