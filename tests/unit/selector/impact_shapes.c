@@ -449,3 +449,77 @@ Test(impact_shapes, computed_names_widen)
 	       "torch._refs.m245.f4 (changed)");
 	test_repo_destroy(&s.t);
 }
+
+static struct impact_result *run_pair(const char *dir, const char *base, const char *head,
+				      struct catalog_cache *cache, size_t *shared)
+{
+	struct change_set *cs;
+	cr_assert_eq(selector_changes_from_git(&cs, dir, base, head, NULL), 0, "%s", err_last());
+	struct catalog *b, *h;
+	cr_assert_eq(selector_catalog_build(&h, dir, head, cache), 0, "%s", err_last());
+	cr_assert_eq(selector_catalog_build(&b, dir, base, cache), 0, "%s", err_last());
+	struct impact_result *r;
+	cr_assert_eq(selector_impact_run(&r, cs, b, h, NULL), 0, "%s", err_last());
+	*shared += selector_impact_graph_reused(h, NULL) == 1;
+	selector_catalog_destroy(b);
+	selector_catalog_destroy(h);
+	selector_change_set_destroy(cs);
+	return r;
+}
+
+/* Consecutive commits through one kept cache (each head's catalog derived from the previous one,
+ * its graph laid over the base's, test blocks kept per blob) select exactly what a fresh cache
+ * selects, chains included: source edits, a helper and a table of the test file edited, a
+ * re-exported function and an imported base edited. */
+Test(impact_shapes, consecutive_commits_kept_equal_fresh)
+{
+	struct shapes s;
+	build(&s);
+	char ids[8][41];
+	memcpy(ids[0], s.base, 41);
+	char *t1 = strdup(test_shapes), *t2 = strdup(test_shapes);
+	cr_assert(t1 && t2);
+	memcpy(strstr(t1, "s_helper(x)"), "s_method(x)", 11);
+	memcpy(strstr(t2, "_FNS = [torch.a.ops.s_list]"), "_FNS = [torch.a.ops.s_cls] ", 27);
+	char f4[128], hv[512];
+	snprintf(f4, sizeof(f4), "%s", fn_source("f4", true));
+	snprintf(hv, sizeof(hv), "%s    return 0\n", common_helpers);
+	const struct test_edit steps[][1] = {
+		{ { "torch/a/ops.py", M, NULL, 0 } },
+		{ { "test/test_shapes.py", M, t1, 0 } },
+		{ { "torch/_refs/m245.py", M, f4, 0 } },
+		{ { "test/test_shapes.py", M, t2, 0 } },
+		{ { "torch/testing/_internal/common_helpers.py", M, hv, 0 } },
+		{ { "torch/a/ops.py", M, NULL, 0 } },
+	};
+	const char *changed_op[] = { "s_helper", NULL, NULL, NULL, NULL, "s_base" };
+	size_t n = sizeof(steps) / sizeof(*steps);
+	for (size_t i = 0; i < n; i++) {
+		struct test_edit e = steps[i][0];
+		if (!e.content)
+			e.content = ops_source(changed_op[i]);
+		const char *parents[] = { ids[i] };
+		test_repo_commit(&s.t, ids[i + 1], NULL, "step", parents, 1, &e, 1);
+	}
+	struct catalog_cache *kept;
+	cr_assert_eq(selector_catalog_cache_create(&kept, 0), 0);
+	size_t selected = 0, shared = 0, ignored = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct impact_result *a = run_pair(s.t.dir, ids[i], ids[i + 1], kept, &shared);
+		struct catalog_cache *fresh;
+		cr_assert_eq(selector_catalog_cache_create(&fresh, 0), 0);
+		struct impact_result *b = run_pair(s.t.dir, ids[i], ids[i + 1], fresh, &ignored);
+		same_result(a, b);
+		selected += a->n_candidates;
+		cr_assert_gt(a->n_candidates, 0, "step %zu selects something", i);
+		selector_impact_result_destroy(a);
+		selector_impact_result_destroy(b);
+		selector_catalog_cache_destroy(fresh);
+	}
+	cr_assert_gt(selected, n);
+	cr_assert_geq(shared, 3, "%zu of %zu graphs laid over the base's", shared, n);
+	selector_catalog_cache_destroy(kept);
+	free(t1);
+	free(t2);
+	test_repo_destroy(&s.t);
+}
