@@ -174,6 +174,36 @@ static void reach_use(struct local_index *li, const char *use, uint32_t node, si
 	}
 }
 
+/* A test method runs its class's fixtures (setUp, tearDown and their class forms) first: those
+ * of its class and of the classes of the file it derives from. */
+static void reach_fixtures(struct local_index *li, uint32_t from, size_t *qn)
+{
+	static const char *const fixtures[] = { "setUp", "tearDown", "setUpClass",
+						"tearDownClass" };
+	const struct scan_function *f = &li->sf->functions[from];
+	if (!is_method(f) || strncmp(f->name, "test", 4) != 0 ||
+	    (size_t)f->class_index >= li->sf->n_classes)
+		return;
+	int todo[LOCAL_BASES_MAX], nt = 0;
+	todo[nt++] = f->class_index;
+	for (int seen = 0; seen < nt; seen++) {
+		const struct scan_class *c = &li->sf->classes[todo[seen]];
+		for (size_t k = 0; k < sizeof(fixtures) / sizeof(*fixtures); k++)
+			reach_members(li, fixtures[k], todo[seen], from, qn);
+		for (size_t a = 0; a < c->n_bases; a++) {
+			intptr_t in;
+			bool dup = false;
+			if (c->bases[a].keyword || c->bases[a].kind != SCAN_ARG_NAME ||
+			    !strmap_get(&li->cls, c->bases[a].value, &in))
+				continue;
+			for (int k = 0; k < nt; k++)
+				dup |= todo[k] == (int)in;
+			if (!dup && nt < LOCAL_BASES_MAX)
+				todo[nt++] = (int)in;
+		}
+	}
+}
+
 size_t impact__local_walk(struct local_index *li, uint32_t from)
 {
 	if (from >= li->n_fn)
@@ -184,6 +214,7 @@ size_t impact__local_walk(struct local_index *li, uint32_t from)
 	}
 	size_t qn = 0;
 	reach(li, from, NODE_NONE, &qn);
+	reach_fixtures(li, from, &qn);
 	for (size_t qi = 0; qi < qn; qi++) {
 		size_t n;
 		const char *const *uses = impact__local_uses(li, li->queue[qi], &n);

@@ -68,6 +68,9 @@ static const char *test_shapes =
     "        return torch.a.ops.s_mixin(x)\n"
     "\n"
     "class Base(TestCase):\n"
+    "    def setUp(self):\n"
+    "        torch.a.ops.s_setup(0)\n"
+    "\n"
     "    def _base_helper(self, x):\n"
     "        return torch.a.ops.s_inherit(x)\n"
     "\n"
@@ -348,6 +351,28 @@ Test(impact_shapes, methods_bases_and_mixins)
 	expect_op(&s, "s_mixin", mx, 1,
 		  T "test_mixin -> Mixin._mixin_helper (test/test_shapes.py) -> "
 		    "torch.a.ops.s_mixin (changed)");
+	/* a fixture of an in-file base runs before every test of the class */
+	const char *su[] = { T "test_alias_from",
+			     T "test_alias_module",
+			     T "test_cls",
+			     T "test_decorator",
+			     T "test_decorator_internal",
+			     T "test_helper",
+			     T "test_inherited",
+			     T "test_internal_helper",
+			     T "test_kwarg",
+			     T "test_lambda_table",
+			     T "test_list",
+			     T "test_method",
+			     T "test_mixin",
+			     T "test_nested",
+			     T "test_partial",
+			     T "test_partial_module",
+			     T "test_reexport",
+			     T "test_super" };
+	expect_op(&s, "s_setup", su, 18,
+		  T "test_alias_from -> Base.setUp (test/test_shapes.py) -> "
+		    "torch.a.ops.s_setup (changed)");
 	const char *b[] = { TI "test_base_imported" };
 	expect_op(&s, "s_base", b, 1,
 		  TI "test_base_imported -> "
