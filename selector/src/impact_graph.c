@@ -675,6 +675,65 @@ static int closure(struct ictx *x)
 	return rc;
 }
 
+/* The length of the longest dotted prefix of `name` (itself included) in the closure, or 0. */
+static size_t impacted_prefix(const struct ictx *x, char *name)
+{
+	size_t len = strlen(name);
+	for (size_t cut = len; cut > 0; cut--) {
+		if (cut != len && name[cut] != '.')
+			continue;
+		char save = name[cut];
+		name[cut] = 0;
+		int k = strmap_get(&x->impacted, name, NULL);
+		name[cut] = save;
+		if (k)
+			return cut;
+	}
+	return 0;
+}
+
+/* Op database entries whose arguments reach the closure (`op=lambda x: torch.a.f(x)`,
+ * `sample_inputs_func=sample_inputs_foo` when either changed): their ops count as changed, so
+ * that the @ops tests over them are selected (ops_to_tests, after this). */
+static int opdb_entries(struct ictx *x)
+{
+	int rc = 0;
+	for (size_t f = 0; !rc && f < x->head->n_files; f++) {
+		const struct catalog_file *cf = &x->head->files[f];
+		const struct scan_file *sf = cf->opdb ? cf->blob->scan : NULL;
+		if (!sf || !sf->n_opinfos)
+			continue;
+		struct strmap local = { 0 };
+		rc = local_names(&local, sf);
+		for (size_t e = 0; !rc && e < sf->n_opinfos; e++) {
+			const struct scan_opinfo *o = &sf->opinfos[e];
+			for (size_t u = 0; !rc && u < o->n_uses; u++) {
+				char buf[1024];
+				resolve(&x->graph->src->alias, cf->module, &local, o->uses[u], buf,
+					sizeof(buf));
+				size_t cut = buf[0] != '.' ? impacted_prefix(x, buf) : 0;
+				if (!cut || strmap_get(&x->ops, o->name, NULL))
+					continue;
+				buf[cut] = 0;
+				size_t n = cut + 64;
+				char *why = scan__alloc(&x->arena, n);
+				if (!why)
+					rc = err_set(ERR_NOMEM, "impact: op entries");
+				else
+					snprintf(why, n, "its entry uses %s (%s)", buf,
+						 strmap_get(&x->seeds, buf, NULL)
+						     ? "changed"
+						     : "reaches a change");
+				if (!rc)
+					rc = strmap_put(&x->ops, o->name, (intptr_t)why);
+				break;
+			}
+		}
+		strmap_free(&local);
+	}
+	return rc;
+}
+
 int impact__symbols_to_tests(struct ictx *x)
 {
 	if (!x->seeds.n && !x->ops.n)
@@ -684,6 +743,8 @@ int impact__symbols_to_tests(struct ictx *x)
 		rc = closure(x);
 	if (!rc)
 		rc = impact__tests_signal(x);
+	if (!rc)
+		rc = opdb_entries(x);
 	return rc;
 }
 

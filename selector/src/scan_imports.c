@@ -412,10 +412,18 @@ int scan__resolve_uses(struct scan_state *st)
 			e++;
 		}
 		int who = st->uses[k].function;
-		const char ***uses =
-		    who >= 0 ? &st->f->functions[who].uses : &st->f->globals[-1 - who].uses;
-		size_t *n_uses =
-		    who >= 0 ? &st->f->functions[who].n_uses : &st->f->globals[-1 - who].n_uses;
+		const char ***uses;
+		size_t *n_uses;
+		if (who >= 0) {
+			uses = &st->f->functions[who].uses;
+			n_uses = &st->f->functions[who].n_uses;
+		} else if (who > SCAN_USE_OPINFO) {
+			uses = &st->f->globals[-1 - who].uses;
+			n_uses = &st->f->globals[-1 - who].n_uses;
+		} else {
+			uses = &st->f->opinfos[SCAN_USE_OPINFO - 1 - who].uses;
+			n_uses = &st->f->opinfos[SCAN_USE_OPINFO - 1 - who].n_uses;
+		}
 		*uses = scan__alloc(st->arena, distinct * sizeof(**uses));
 		if (!*uses)
 			return st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");

@@ -79,9 +79,12 @@ struct scope {
 };
 
 struct rawuse {           /* a name a function or a global uses, before resolution */
-	int function;     /* >= 0: a function; < 0: the global -1 - function */
+	int function;     /* >= 0: a function; < 0: the global -1 - function, or at or below
+			   * SCAN_USE_OPINFO the op database entry SCAN_USE_OPINFO - 1 - function */
 	const char *name; /* arena; chain as written without spaces, or ".attr" */
 };
+
+#define SCAN_USE_OPINFO (-(1 << 28)) /* rawuse.function at or below: an op database entry */
 
 struct scan_state {
 	struct scan_file *f;

@@ -299,7 +299,8 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 	o->last_line = ll->toks[close].line;
 	if (!o->kind || !o->name)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
-	return 0;
+	return scan__collect_uses_of(st, ll, i + 2, close,
+				     SCAN_USE_OPINFO - 1 - (int)(st->f->n_opinfos - 1));
 }
 
 int scan__opinfos(struct scan_state *st, const struct lline *ll)

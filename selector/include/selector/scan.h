@@ -125,6 +125,10 @@ struct scan_opinfo {
 	const char *variant_test_name; /* variant_test_name= when present, else NULL */
 	uint32_t first_line;           /* the callee's line */
 	uint32_t last_line;            /* the closing parenthesis's line */
+	/* The dotted names its arguments use, resolved as a function's are (`op=lambda x:
+	 * torch.a.f(x)`, `ref=np.add`): what running the entry's op may call. */
+	const char **uses;
+	size_t n_uses;
 };
 
 /* A module-level or class-level name bound by an assignment (`NAME = expr`, `NAME: T = expr`,

@@ -30,7 +30,7 @@
 static const char *const ops_fns[] = {
 	"s_helper", "s_internal", "s_method", "s_cls",      "s_inherit", "s_mixin",
 	"s_deco",   "s_ideco",    "s_part",   "s_part_mod", "s_lambda",  "s_list",
-	"s_nested", "s_base",     "s_setup",  "s_kw",
+	"s_nested", "s_base",     "s_setup",  "s_kw",       "s_sample",  "s_oplambda",
 };
 #define N_OPS (sizeof(ops_fns) / sizeof(*ops_fns))
 
@@ -177,6 +177,29 @@ static const char *common_helpers = "import torch.a.ops\n"
 				    "    def _check_base(self, x):\n"
 				    "        return torch.a.ops.s_base(x)\n";
 
+static const char *cmi = "import torch.a.ops\n"
+			 "def sample_inputs_foo(op_info, device, dtype, requires_grad):\n"
+			 "    return [torch.a.ops.s_sample(1)]\n"
+			 "op_db = [\n"
+			 "    OpInfo('foo', op=lambda x: torch.a.ops.s_oplambda(x),\n"
+			 "           sample_inputs_func=sample_inputs_foo),\n"
+			 "    OpInfo('bar'),\n"
+			 "]\n";
+
+static const char *test_opdb =
+    "from torch.testing._internal.common_utils import TestCase\n"
+    "from torch.testing._internal.common_methods_invocations import op_db\n"
+    "from torch.testing._internal.common_device_type import ops\n"
+    "\n"
+    "class TestOpdb(TestCase):\n"
+    "    @ops([op for op in op_db if op.name in ('foo',)])\n"
+    "    def test_foo(self, device, dtype, op):\n"
+    "        op(1)\n"
+    "\n"
+    "    @ops([op for op in op_db if op.name in ('bar',)])\n"
+    "    def test_bar(self, device, dtype, op):\n"
+    "        op(1)\n";
+
 /* torch/a/ops.py with function `changed` (or none) returning x + 1. */
 static char *ops_source(const char *changed)
 {
@@ -218,6 +241,8 @@ static void build(struct shapes *s)
 		{ "torch/testing/_internal/common_helpers.py", M, common_helpers, 0 },
 		{ "test/test_shapes.py", M, test_shapes, 0 },
 		{ "test/test_dynamic.py", M, test_dynamic, 0 },
+		{ "torch/testing/_internal/common_methods_invocations.py", M, cmi, 0 },
+		{ "test/test_opdb.py", M, test_opdb, 0 },
 	};
 	test_repo_commit(&s->t, s->base, "refs/heads/main", "base", NULL, 0, e,
 			 sizeof(e) / sizeof(*e));
@@ -235,12 +260,14 @@ static void same_result(const struct impact_result *a, const struct impact_resul
 	}
 }
 
+static enum impact_signal golden_signal = IMPACT_SYMBOL; /* whose reason is the golden one */
+
 static const char *symbol_reason(const struct impact_result *r, const char *id)
 {
 	for (size_t i = 0; i < r->n_candidates; i++)
 		if (strcmp(r->candidates[i].id, id) == 0)
 			for (size_t k = 0; k < r->candidates[i].n_reasons; k++)
-				if (r->candidates[i].reasons[k].signal == IMPACT_SYMBOL)
+				if (r->candidates[i].reasons[k].signal == golden_signal)
 					return r->candidates[i].reasons[k].detail;
 	return NULL;
 }
@@ -546,5 +573,22 @@ Test(impact_shapes, consecutive_commits_kept_equal_fresh)
 	selector_catalog_cache_destroy(kept);
 	free(t1);
 	free(t2);
+	test_repo_destroy(&s.t);
+}
+
+/* An op database entry's lambda and its sample inputs function: a change of what they call
+ * selects the @ops tests over that entry's op, not those over another op. */
+Test(impact_shapes, op_database_lambdas_and_sample_inputs)
+{
+	struct shapes s;
+	build(&s);
+	golden_signal = IMPACT_OPDB;
+	const char *foo[] = { "test/test_opdb.py::TestOpdb::test_foo" };
+	expect_op(&s, "s_oplambda", foo, 1,
+		  "@ops over foo: its entry uses torch.a.ops.s_oplambda (changed)");
+	expect_op(&s, "s_sample", foo, 1,
+		  "@ops over foo: its entry uses "
+		  "torch.testing._internal.common_methods_invocations.sample_inputs_foo "
+		  "(reaches a change)");
 	test_repo_destroy(&s.t);
 }
