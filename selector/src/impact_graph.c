@@ -185,8 +185,8 @@ static bool same_aliases(const struct scan_file *a, const struct scan_file *b)
 
 /* Resolves `use` (as the scanner wrote it in a file of `module`, with `local` its module-level
  * names) to a canonical symbol in `buf`. */
-static const char *resolve(const struct strmap *alias, const char *module,
-			   const struct strmap *local, const char *use, char *buf, size_t n)
+const char *impact__resolve(const struct strmap *alias, const char *module,
+			    const struct strmap *local, const char *use, char *buf, size_t n)
 {
 	if (use[0] == '.') {
 		snprintf(buf, n, "%s", use);
@@ -225,7 +225,7 @@ static const char *resolve(const struct strmap *alias, const char *module,
 	return buf;
 }
 
-static int local_names(struct strmap *m, const struct scan_file *sf)
+int impact__local_names(struct strmap *m, const struct scan_file *sf)
 {
 	for (size_t i = 0; i < sf->n_functions; i++)
 		if (sf->functions[i].class_index < 0 && sf->functions[i].parent_function < 0 &&
@@ -273,7 +273,7 @@ static int file_edges(struct impact_source *g, const struct strmap *alias,
 {
 	const struct scan_file *sf = cf->blob->scan;
 	struct strmap local = { 0 };
-	int rc = local_names(&local, sf);
+	int rc = impact__local_names(&local, sf);
 	char buf[1024];
 	for (size_t i = 0; !rc && i < sf->n_functions; i++) {
 		const struct scan_function *f = &sf->functions[i];
@@ -289,7 +289,8 @@ static int file_edges(struct impact_source *g, const struct strmap *alias,
 			    file);
 		for (size_t u = 0; !rc && u < f->n_uses; u++)
 			rc = edge(g,
-				  resolve(alias, cf->module, &local, f->uses[u], buf, sizeof(buf)),
+				  impact__resolve(alias, cf->module, &local, f->uses[u], buf,
+						  sizeof(buf)),
 				  caller, file);
 	}
 	strmap_free(&local);
@@ -309,7 +310,8 @@ static int prefix_index(struct impact_source *g, const char *name, uint32_t idx)
 		const char *key = name;
 		if (cut != len) {
 			if (cut >= sizeof(buf))
-				continue; /* names come from resolve()'s 1,024-byte buffer */
+				continue; /* names come from impact__resolve()'s 1,024-byte buffer
+					   */
 			memcpy(buf, name, cut);
 			buf[cut] = 0;
 			key = buf;
@@ -341,7 +343,7 @@ int impact__name_index(struct impact_source *g, const char *use, uint32_t *out)
 	}
 	char buf[1024];
 	struct strmap none = { 0 };
-	resolve(&g->alias, NULL, &none, use, buf, sizeof(buf));
+	impact__resolve(&g->alias, NULL, &none, use, buf, sizeof(buf));
 	if (!strmap_get(&g->by_name, buf, &v)) {
 		const char *k = scan__strndup(&g->arena, buf, strlen(buf));
 		void *p = scan__grow(g->names, g->n_names, &g->names_cap, sizeof(*g->names));
@@ -675,65 +677,6 @@ static int closure(struct ictx *x)
 	return rc;
 }
 
-/* The length of the longest dotted prefix of `name` (itself included) in the closure, or 0. */
-static size_t impacted_prefix(const struct ictx *x, char *name)
-{
-	size_t len = strlen(name);
-	for (size_t cut = len; cut > 0; cut--) {
-		if (cut != len && name[cut] != '.')
-			continue;
-		char save = name[cut];
-		name[cut] = 0;
-		int k = strmap_get(&x->impacted, name, NULL);
-		name[cut] = save;
-		if (k)
-			return cut;
-	}
-	return 0;
-}
-
-/* Op database entries whose arguments reach the closure (`op=lambda x: torch.a.f(x)`,
- * `sample_inputs_func=sample_inputs_foo` when either changed): their ops count as changed, so
- * that the @ops tests over them are selected (ops_to_tests, after this). */
-static int opdb_entries(struct ictx *x)
-{
-	int rc = 0;
-	for (size_t f = 0; !rc && f < x->head->n_files; f++) {
-		const struct catalog_file *cf = &x->head->files[f];
-		const struct scan_file *sf = cf->opdb ? cf->blob->scan : NULL;
-		if (!sf || !sf->n_opinfos)
-			continue;
-		struct strmap local = { 0 };
-		rc = local_names(&local, sf);
-		for (size_t e = 0; !rc && e < sf->n_opinfos; e++) {
-			const struct scan_opinfo *o = &sf->opinfos[e];
-			for (size_t u = 0; !rc && u < o->n_uses; u++) {
-				char buf[1024];
-				resolve(&x->graph->src->alias, cf->module, &local, o->uses[u], buf,
-					sizeof(buf));
-				size_t cut = buf[0] != '.' ? impacted_prefix(x, buf) : 0;
-				if (!cut || strmap_get(&x->ops, o->name, NULL))
-					continue;
-				buf[cut] = 0;
-				size_t n = cut + 64;
-				char *why = scan__alloc(&x->arena, n);
-				if (!why)
-					rc = err_set(ERR_NOMEM, "impact: op entries");
-				else
-					snprintf(why, n, "its entry uses %s (%s)", buf,
-						 strmap_get(&x->seeds, buf, NULL)
-						     ? "changed"
-						     : "reaches a change");
-				if (!rc)
-					rc = strmap_put(&x->ops, o->name, (intptr_t)why);
-				break;
-			}
-		}
-		strmap_free(&local);
-	}
-	return rc;
-}
-
 int impact__symbols_to_tests(struct ictx *x)
 {
 	if (!x->seeds.n && !x->ops.n)
@@ -744,7 +687,7 @@ int impact__symbols_to_tests(struct ictx *x)
 	if (!rc)
 		rc = impact__tests_signal(x);
 	if (!rc)
-		rc = opdb_entries(x);
+		rc = impact__opdb_entries(x);
 	return rc;
 }
 

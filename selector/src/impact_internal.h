@@ -134,6 +134,14 @@ int impact__source_changed(struct ictx *x, const struct catalog_file *hf,
 int impact__symbols_to_tests(struct ictx *x);
 /* The tests whose resolved uses reach the closure, each with its chain (impact_tests.c). */
 int impact__tests_signal(struct ictx *x);
+/* Op database entries whose arguments reach the closure: their ops count as changed. */
+int impact__opdb_entries(struct ictx *x);
+/* A use as a file of `module` wrote it, resolved through its module-level names `local` and
+ * the re-exports `alias`, in buf (impact_graph.c). */
+const char *impact__resolve(const struct strmap *alias, const char *module,
+			    const struct strmap *local, const char *use, char *buf, size_t n);
+/* The module-level functions and classes of a file, as `local` for impact__resolve. */
+int impact__local_names(struct strmap *m, const struct scan_file *sf);
 /* Tests named in the commit messages of the range (impact_message.c). */
 int impact__messages_to_tests(struct ictx *x);
 void impact__ctx_finish(struct ictx *x);

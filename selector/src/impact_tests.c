@@ -4,7 +4,8 @@
  * torch.a.b.f (changed)`. A name's distance is the smallest of its dotted prefixes' (itself
  * included) in the closure, found through the source graph's prefix index; a computed name
  * (`getattr(torch.special, name)`, `exec`) reaches every symbol under its root, and its reason
- * says so. Ties are broken by name, so that a chain does not depend on how the graph was built. */
+ * says so. Ties are broken by name, so that a chain does not depend on how the graph was built.
+ * Also the op database entries whose arguments reach the closure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,5 +163,64 @@ out:
 	free(h.reached);
 	free(h.dist);
 	free(h.by);
+	return rc;
+}
+
+/* The length of the longest dotted prefix of `name` (itself included) in the closure, or 0. */
+static size_t impacted_prefix(const struct ictx *x, char *name)
+{
+	size_t len = strlen(name);
+	for (size_t cut = len; cut > 0; cut--) {
+		if (cut != len && name[cut] != '.')
+			continue;
+		char save = name[cut];
+		name[cut] = 0;
+		int k = strmap_get(&x->impacted, name, NULL);
+		name[cut] = save;
+		if (k)
+			return cut;
+	}
+	return 0;
+}
+
+/* Op database entries whose arguments reach the closure (`op=lambda x: torch.a.f(x)`,
+ * `sample_inputs_func=sample_inputs_foo` when either changed): their ops count as changed, so
+ * that the @ops tests over them are selected (ops_to_tests, after this). */
+int impact__opdb_entries(struct ictx *x)
+{
+	int rc = 0;
+	for (size_t f = 0; !rc && f < x->head->n_files; f++) {
+		const struct catalog_file *cf = &x->head->files[f];
+		const struct scan_file *sf = cf->opdb ? cf->blob->scan : NULL;
+		if (!sf || !sf->n_opinfos)
+			continue;
+		struct strmap local = { 0 };
+		rc = impact__local_names(&local, sf);
+		for (size_t e = 0; !rc && e < sf->n_opinfos; e++) {
+			const struct scan_opinfo *o = &sf->opinfos[e];
+			for (size_t u = 0; !rc && u < o->n_uses; u++) {
+				char buf[1024];
+				impact__resolve(&x->graph->src->alias, cf->module, &local,
+						o->uses[u], buf, sizeof(buf));
+				size_t cut = buf[0] != '.' ? impacted_prefix(x, buf) : 0;
+				if (!cut || strmap_get(&x->ops, o->name, NULL))
+					continue;
+				buf[cut] = 0;
+				size_t n = cut + 64;
+				char *why = scan__alloc(&x->arena, n);
+				if (!why)
+					rc = err_set(ERR_NOMEM, "impact: op entries");
+				else
+					snprintf(why, n, "its entry uses %s (%s)", buf,
+						 strmap_get(&x->seeds, buf, NULL)
+						     ? "changed"
+						     : "reaches a change");
+				if (!rc)
+					rc = strmap_put(&x->ops, o->name, (intptr_t)why);
+				break;
+			}
+		}
+		strmap_free(&local);
+	}
 	return rc;
 }
