@@ -17,7 +17,7 @@
 #include "common/fsutil.h"
 #include "common/limits.h"
 
-#define CATALOG_DISK_MAGIC "spyre-catalog-5\n"
+#define CATALOG_DISK_MAGIC "spyre-catalog-7\n"
 #define NULL_LEN           0xffffffffu
 
 /* ---- writing ---- */
@@ -141,6 +141,15 @@ static void w_scan(struct buf *b, int *rc, const struct scan_file *s)
 		w_str(b, rc, o->variant_test_name);
 		w_u32(b, rc, o->first_line);
 		w_u32(b, rc, o->last_line);
+		w_strs(b, rc, o->uses, o->n_uses);
+	}
+	w_u32(b, rc, (uint32_t)s->n_globals);
+	for (size_t i = 0; i < s->n_globals; i++) {
+		const struct scan_global *g = &s->globals[i];
+		w_str(b, rc, g->name);
+		w_u32(b, rc, (uint32_t)g->class_index);
+		w_u32(b, rc, g->line);
+		w_strs(b, rc, g->uses, g->n_uses);
 	}
 	w_u32(b, rc, (uint32_t)s->n_warnings);
 	for (size_t i = 0; i < s->n_warnings; i++) {
@@ -362,6 +371,15 @@ static void r_rest(struct rd *r, struct scan_file *s)
 		o->variant_test_name = r_str(r);
 		o->first_line = r_u32(r);
 		o->last_line = r_u32(r);
+		o->uses = r_strs(r, &o->n_uses);
+	}
+	s->globals = r_array(r, &s->n_globals, sizeof(*s->globals), 16);
+	for (size_t i = 0; i < s->n_globals && !r->bad; i++) {
+		struct scan_global *g = &s->globals[i];
+		g->name = r_str(r);
+		g->class_index = (int)r_u32(r);
+		g->line = r_u32(r);
+		g->uses = r_strs(r, &g->n_uses);
 	}
 	s->warnings = r_array(r, &s->n_warnings, sizeof(*s->warnings), 8);
 	for (size_t i = 0; i < s->n_warnings && !r->bad; i++) {

@@ -152,16 +152,45 @@ static const struct scan_function *fn_by_qualname(const struct scan_file *sf, co
 	return NULL;
 }
 
-static bool uses_name(const struct scan_function *fn, const char *name)
+/* Helpers (non-test functions) of the file that changed: the tests that reach them through the
+ * file's helpers, globals and decorators (impact_local.c), each with the chain. */
+static int helpers_changed(struct ictx *x, size_t fi, const struct scan_file *hs,
+			   const struct scan_file *bs)
 {
-	for (size_t u = 0; u < fn->n_uses; u++) {
-		const char *s = fn->uses[u];
-		const char *last = strrchr(s, '.');
-		last = last ? last + 1 : s;
-		if (strcmp(last, name) == 0)
-			return true;
+	uint8_t *changed = calloc(hs->n_functions ? hs->n_functions : 1, 1);
+	if (!changed)
+		return err_set(ERR_NOMEM, "impact: helpers of %s", hs->path);
+	bool any = false;
+	for (size_t h = 0; h < hs->n_functions; h++) {
+		const struct scan_function *fn = &hs->functions[h];
+		const struct scan_function *old = fn_by_qualname(bs, fn->qualname);
+		changed[h] =
+		    strncmp(fn->name, "test", 4) != 0 && (!old || old->body_hash != fn->body_hash);
+		any |= changed[h];
 	}
-	return false;
+	struct local_index li;
+	int rc = any ? impact__local_init(&li, hs) : 0;
+	for (size_t i = 0; any && !rc && i < x->head->n_tests; i++) {
+		const struct catalog_test *t = &x->head->tests[i];
+		if (t->file != fi)
+			continue;
+		size_t reached = impact__local_walk(&li, (uint32_t)t->function);
+		uint32_t hit = UINT32_MAX;
+		for (size_t q = 1; q < reached && hit == UINT32_MAX; q++)
+			if (li.queue[q] < li.n_fn && changed[li.queue[q]])
+				hit = li.queue[q];
+		if (hit == UINT32_MAX)
+			continue;
+		char chain[400];
+		impact__local_chain(&li, (uint32_t)t->function, hit, chain, sizeof(chain));
+		rc = impact__add(x, t->id, IMPACT_TEST_EDITED, 0.8,
+				 "helper %s of the test file changed: %s%s",
+				 hs->functions[hit].qualname, t->id, chain);
+	}
+	if (any)
+		impact__local_finish(&li);
+	free(changed);
+	return rc;
 }
 
 static int test_file_signal(struct ictx *x, const struct catalog_file *hf,
@@ -188,23 +217,7 @@ static int test_file_signal(struct ictx *x, const struct catalog_file *hf,
 		if (rc)
 			return rc;
 	}
-	/* Helpers (non-test functions) of the file that changed: the tests using them. */
-	for (size_t h = 0; h < hs->n_functions; h++) {
-		const struct scan_function *fn = &hs->functions[h];
-		const struct scan_function *old = fn_by_qualname(bs, fn->qualname);
-		if (strncmp(fn->name, "test", 4) == 0 || (old && old->body_hash == fn->body_hash))
-			continue;
-		for (size_t i = 0; i < x->head->n_tests; i++) {
-			const struct catalog_test *t = &x->head->tests[i];
-			if (t->file != fi || !uses_name(&hs->functions[t->function], fn->name))
-				continue;
-			int rc = impact__add(x, t->id, IMPACT_TEST_EDITED, 0.8,
-					     "helper %s of the test file changed", fn->qualname);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
+	return helpers_changed(x, fi, hs, bs);
 }
 
 /* ---- op database ---- */

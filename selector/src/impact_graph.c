@@ -185,8 +185,8 @@ static bool same_aliases(const struct scan_file *a, const struct scan_file *b)
 
 /* Resolves `use` (as the scanner wrote it in a file of `module`, with `local` its module-level
  * names) to a canonical symbol in `buf`. */
-static const char *resolve(const struct strmap *alias, const char *module,
-			   const struct strmap *local, const char *use, char *buf, size_t n)
+const char *impact__resolve(const struct strmap *alias, const char *module,
+			    const struct strmap *local, const char *use, char *buf, size_t n)
 {
 	if (use[0] == '.') {
 		snprintf(buf, n, "%s", use);
@@ -225,7 +225,7 @@ static const char *resolve(const struct strmap *alias, const char *module,
 	return buf;
 }
 
-static int local_names(struct strmap *m, const struct scan_file *sf)
+int impact__local_names(struct strmap *m, const struct scan_file *sf)
 {
 	for (size_t i = 0; i < sf->n_functions; i++)
 		if (sf->functions[i].class_index < 0 && sf->functions[i].parent_function < 0 &&
@@ -273,7 +273,7 @@ static int file_edges(struct impact_source *g, const struct strmap *alias,
 {
 	const struct scan_file *sf = cf->blob->scan;
 	struct strmap local = { 0 };
-	int rc = local_names(&local, sf);
+	int rc = impact__local_names(&local, sf);
 	char buf[1024];
 	for (size_t i = 0; !rc && i < sf->n_functions; i++) {
 		const struct scan_function *f = &sf->functions[i];
@@ -289,7 +289,8 @@ static int file_edges(struct impact_source *g, const struct strmap *alias,
 			    file);
 		for (size_t u = 0; !rc && u < f->n_uses; u++)
 			rc = edge(g,
-				  resolve(alias, cf->module, &local, f->uses[u], buf, sizeof(buf)),
+				  impact__resolve(alias, cf->module, &local, f->uses[u], buf,
+						  sizeof(buf)),
 				  caller, file);
 	}
 	strmap_free(&local);
@@ -309,7 +310,8 @@ static int prefix_index(struct impact_source *g, const char *name, uint32_t idx)
 		const char *key = name;
 		if (cut != len) {
 			if (cut >= sizeof(buf))
-				continue; /* names come from resolve()'s 1,024-byte buffer */
+				continue; /* names come from impact__resolve()'s 1,024-byte buffer
+					   */
 			memcpy(buf, name, cut);
 			buf[cut] = 0;
 			key = buf;
@@ -332,7 +334,7 @@ static int prefix_index(struct impact_source *g, const char *name, uint32_t idx)
 
 /* The index of `use` resolved (without module-level names, as a test's use is), memoised by
  * the use as written: the same dotted names recur across tens of thousands of tests. */
-static int name_index(struct impact_source *g, const char *use, uint32_t *out)
+int impact__name_index(struct impact_source *g, const char *use, uint32_t *out)
 {
 	intptr_t v;
 	if (strmap_get(&g->by_use, use, &v)) {
@@ -341,7 +343,7 @@ static int name_index(struct impact_source *g, const char *use, uint32_t *out)
 	}
 	char buf[1024];
 	struct strmap none = { 0 };
-	resolve(&g->alias, NULL, &none, use, buf, sizeof(buf));
+	impact__resolve(&g->alias, NULL, &none, use, buf, sizeof(buf));
 	if (!strmap_get(&g->by_name, buf, &v)) {
 		const char *k = scan__strndup(&g->arena, buf, strlen(buf));
 		void *p = scan__grow(g->names, g->n_names, &g->names_cap, sizeof(*g->names));
@@ -352,6 +354,14 @@ static int name_index(struct impact_source *g, const char *use, uint32_t *out)
 		g->names[g->n_names++] = k;
 		if (strmap_put(&g->by_name, k, v) || prefix_index(g, k, (uint32_t)v))
 			return ERR_NOMEM;
+		if (k[0] == '!') {
+			p = scan__grow(g->computed, g->n_computed, &g->computed_cap,
+				       sizeof(*g->computed));
+			if (!p)
+				return err_set(ERR_NOMEM, "impact: computed names");
+			g->computed = p;
+			g->computed[g->n_computed++] = (uint32_t)v;
+		}
 	}
 	const char *ku = scan__strndup(&g->arena, use, strlen(use));
 	if (!ku)
@@ -370,26 +380,14 @@ static int uses_block(struct impact_source *g, const struct catalog_file *cf,
 		return 0;
 	}
 	const struct scan_file *sf = cf->blob->scan;
-	size_t total = 0;
-	for (size_t i = 0; i < sf->n_functions; i++)
-		total += sf->functions[i].n_uses;
 	struct use_block *b = scan__alloc(&g->arena, sizeof(*b));
 	char *key = scan__strndup(&g->arena, cf->blob_id, strlen(cf->blob_id));
 	if (!b || !key ||
-	    !(b->off = scan__alloc(&g->arena, (sf->n_functions + 1) * sizeof(*b->off))) ||
-	    (total && !(b->names = scan__alloc(&g->arena, total * sizeof(*b->names)))))
+	    !(b->off = scan__alloc(&g->arena, (sf->n_functions + 1) * sizeof(*b->off))))
 		return err_set(ERR_NOMEM, "impact: uses of %s", cf->path);
-	uint32_t n = 0;
-	for (size_t i = 0; i < sf->n_functions; i++) {
-		b->off[i] = n;
-		for (size_t u = 0; u < sf->functions[i].n_uses; u++) {
-			int rc = name_index(g, sf->functions[i].uses[u], &b->names[n]);
-			if (rc)
-				return rc;
-			n++;
-		}
-	}
-	b->off[sf->n_functions] = n;
+	int rc = impact__block_fill(g, sf, b);
+	if (rc)
+		return rc;
 	if (strmap_put(&g->blocks, key, (intptr_t)b))
 		return ERR_NOMEM;
 	*out = b;
@@ -412,6 +410,7 @@ void impact__source_release(struct impact_source *g)
 	strmap_free(&g->blocks);
 	strmap_free(&g->by_prefix);
 	free(g->links);
+	free(g->computed);
 	scan__arena_free(&g->arena);
 	free(g);
 }
@@ -651,11 +650,21 @@ static int closure(struct ictx *x)
 			const struct callers *c = &s->callers[idx];
 			for (size_t k = 0; k < c->n && !rc; k++) {
 				const char *who = c->v[k].name;
-				if ((!layer && g->gone && g->gone[c->v[k].file]) ||
-				    strmap_get(&x->impacted, who, NULL))
+				intptr_t dw, prev;
+				if (!layer && g->gone && g->gone[c->v[k].file])
 					continue;
+				if (strmap_get(&x->impacted, who, &dw)) {
+					/* the smallest callee of the same distance: one chain,
+					 * whatever the order of the callers */
+					if (dw == d + 1 && strmap_get(&x->via, who, &prev) &&
+					    strcmp(queue[qi], (const char *)prev) < 0)
+						rc = strmap_put(&x->via, who, (intptr_t)queue[qi]);
+					continue;
+				}
+				const char *cur = queue[qi];
 				void *p = scan__grow(queue, qn, &qcap, sizeof(*queue));
-				if (!p || strmap_put(&x->impacted, who, d + 1)) {
+				if (!p || strmap_put(&x->impacted, who, d + 1) ||
+				    strmap_put(&x->via, who, (intptr_t)cur)) {
 					free(p ? p : queue);
 					return err_set(ERR_NOMEM, "closure");
 				}
@@ -668,57 +677,6 @@ static int closure(struct ictx *x)
 	return rc;
 }
 
-/* The tests whose resolved uses reach the closure: the first use of the smallest distance.
- * A name's distance is the smallest of its dotted prefixes' (itself included) in the closure:
- * each closure symbol's names are found through the prefix index. */
-static int tests_signal(struct ictx *x)
-{
-	const struct impact_graph *g = x->graph;
-	const struct impact_source *s = g->src;
-	long *dist = NULL;
-	if (s->n_names && !(dist = malloc(s->n_names * sizeof(*dist))))
-		return err_set(ERR_NOMEM, "impact: %zu distances", s->n_names);
-	for (size_t k = 0; k < s->n_names; k++)
-		dist[k] = -1;
-	bool any = false;
-	for (size_t k = 0; k < x->impacted.cap; k++) {
-		const struct strmap_slot *sl = &x->impacted.slots[k];
-		intptr_t head;
-		if (!sl->key || !strmap_get(&s->by_prefix, sl->key, &head))
-			continue;
-		for (uint32_t l = (uint32_t)head; l != UINT32_MAX; l = s->links[l].next) {
-			long *d = &dist[s->links[l].name];
-			if (*d < 0 || (long)sl->value < *d)
-				*d = (long)sl->value;
-			any = true;
-		}
-	}
-	if (!any) {
-		free(dist);
-		return 0;
-	}
-	int rc = 0;
-	for (size_t i = 0; i < x->head->n_tests && !rc; i++) {
-		const struct catalog_test *t = &x->head->tests[i];
-		const struct use_block *b = g->blocks[t->file];
-		long best = -1;
-		uint32_t what = 0;
-		for (size_t u = b->off[t->function]; u < b->off[t->function + 1]; u++) {
-			long d = dist[b->names[u]];
-			if (d >= 0 && (best < 0 || d < best)) {
-				best = d;
-				what = b->names[u];
-			}
-		}
-		if (best >= 0)
-			rc = impact__add(x, t->id, IMPACT_SYMBOL, 1.0 / (1.0 + (double)best),
-					 "uses %.250s (distance %ld from a change)", s->names[what],
-					 best);
-	}
-	free(dist);
-	return rc;
-}
-
 int impact__symbols_to_tests(struct ictx *x)
 {
 	if (!x->seeds.n && !x->ops.n)
@@ -727,7 +685,9 @@ int impact__symbols_to_tests(struct ictx *x)
 	if (!rc)
 		rc = closure(x);
 	if (!rc)
-		rc = tests_signal(x);
+		rc = impact__tests_signal(x);
+	if (!rc)
+		rc = impact__opdb_entries(x);
 	return rc;
 }
 
@@ -760,5 +720,6 @@ void impact__ctx_finish(struct ictx *x)
 	strmap_free(&x->ops);
 	strmap_free(&x->seeds);
 	strmap_free(&x->impacted);
+	strmap_free(&x->via);
 	scan__arena_free(&x->arena);
 }

@@ -21,11 +21,14 @@ struct callers {
 	size_t n, cap;
 };
 
-/* The resolved uses of each function of one test file's blob: names[off[f] .. off[f + 1] - 1]
- * index the source graph's names. */
+/* The resolved uses of each function of one test file's blob, with those of the file's helpers,
+ * globals and decorators it reaches (impact_local.c): names[off[f] .. off[f + 1] - 1] index the
+ * source graph's names; via[k] is the node of the file whose use names[k] is (the function
+ * itself, a helper it reaches, or n_functions + a global's index). */
 struct use_block {
 	uint32_t *off; /* n_functions + 1 */
 	uint32_t *names;
+	uint32_t *via;
 };
 
 /* One name filed under one of its dotted prefixes; next: the prefix's next link, or UINT32_MAX. */
@@ -61,6 +64,8 @@ struct impact_source {
 	struct strmap by_prefix; /* a dotted prefix of names -> its first link */
 	struct name_link *links;
 	size_t n_links, links_cap;
+	uint32_t *computed; /* names that are computed names ("!torch.special", "!*") */
+	size_t n_computed, computed_cap;
 };
 
 /* What stage 2 derives from one head catalog, kept with the catalog (catalog_priv.graph) so that
@@ -88,7 +93,37 @@ struct ictx {
 	struct arena arena;
 	const struct impact_graph *graph; /* the head catalog's (built on first need) */
 	struct strmap impacted;           /* symbol -> distance */
+	struct strmap via;                /* symbol -> the callee that put it in the closure (the
+					   * smallest of that distance: the same however built) */
 };
+
+/* A test file's own definitions as a graph (impact_local.c): nodes are its functions, then its
+ * globals. */
+struct local_index {
+	const struct scan_file *sf;
+	uint32_t n_fn, n_nodes;
+	struct strmap fn, cls, glob; /* module-level name -> function, class, global node */
+	struct strmap meth;          /* method or class-level global name -> first node */
+	uint32_t *next;              /* per node: the next of the same member name */
+	uint32_t *stamp, *parent, *queue;
+	uint32_t epoch;
+	char last_root[256]; /* the root looked up last, and what it stood for */
+	size_t last_len;
+	uint32_t last_fn, last_glob;
+	int last_cls;
+};
+int impact__local_init(struct local_index *li, const struct scan_file *sf);
+void impact__local_finish(struct local_index *li);
+/* The nodes function `from` reaches, breadth first (li->queue, `from` first; li->parent). */
+size_t impact__local_walk(struct local_index *li, uint32_t from);
+const char *const *impact__local_uses(const struct local_index *li, uint32_t node, size_t *n);
+/* " -> helper (path) -> helper2 (path)" from function `from` to node `to` into buf (empty when
+ * to is from); its length. */
+size_t impact__local_chain(struct local_index *li, uint32_t from, uint32_t to, char *buf, size_t n);
+/* Fills a block's off, names and via (off allocated by the caller, the rest in g's arena). */
+int impact__block_fill(struct impact_source *g, const struct scan_file *sf, struct use_block *b);
+/* The source graph's index of `use` resolved as a test's use is (impact_graph.c). */
+int impact__name_index(struct impact_source *g, const char *use, uint32_t *out);
 
 int impact__add(struct ictx *x, const char *id, enum impact_signal sig, double score,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -97,6 +132,16 @@ int impact__source_changed(struct ictx *x, const struct catalog_file *hf,
 			   const struct catalog_file *bf, const struct file_change *fc);
 /* Builds the call graph, closes the seeds and the changed ops over it, adds the tests. */
 int impact__symbols_to_tests(struct ictx *x);
+/* The tests whose resolved uses reach the closure, each with its chain (impact_tests.c). */
+int impact__tests_signal(struct ictx *x);
+/* Op database entries whose arguments reach the closure: their ops count as changed. */
+int impact__opdb_entries(struct ictx *x);
+/* A use as a file of `module` wrote it, resolved through its module-level names `local` and
+ * the re-exports `alias`, in buf (impact_graph.c). */
+const char *impact__resolve(const struct strmap *alias, const char *module,
+			    const struct strmap *local, const char *use, char *buf, size_t n);
+/* The module-level functions and classes of a file, as `local` for impact__resolve. */
+int impact__local_names(struct strmap *m, const struct scan_file *sf);
 /* Tests named in the commit messages of the range (impact_message.c). */
 int impact__messages_to_tests(struct ictx *x);
 void impact__ctx_finish(struct ictx *x);

@@ -253,6 +253,7 @@ void scan_file_destroy(struct scan_file *f)
 	free(f->imports);
 	free(f->instantiates);
 	free(f->opinfos);
+	free(f->globals);
 	free(f->warnings);
 	free(f);
 }

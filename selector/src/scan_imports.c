@@ -315,8 +315,20 @@ static void map_put(struct map *m, const char *local, const char *target)
 /* The resolved form of one raw use, or NULL to drop it. */
 static const char *resolve(struct scan_state *st, const struct map *m, const char *raw)
 {
-	if (raw[0] == '.')
+	if (raw[0] == '.' || strcmp(raw, "!*") == 0)
 		return raw;
+	if (raw[0] == '!') { /* a computed name under what the rest names */
+		const char *r = raw[1] == '=' ? raw + 2 : resolve(st, m, raw + 1);
+		if (!r || r[0] == '.' || r == raw + 1)
+			return NULL;  /* under no import: a local object, nothing of torch */
+		size_t n = strlen(r); /* raw[1] == '=': a literal module, absolute */
+		char *s = scan__alloc(st->arena, n + 2);
+		if (s) {
+			s[0] = '!';
+			memcpy(s + 1, r, n);
+		}
+		return s;
+	}
 	const char *dot = strchr(raw, '.');
 	size_t rootlen = dot ? (size_t)(dot - raw) : strlen(raw);
 	const struct alias *a = map_find(m, raw, rootlen);
@@ -399,13 +411,25 @@ int scan__resolve_uses(struct scan_state *st)
 				distinct++;
 			e++;
 		}
-		struct scan_function *fn = &st->f->functions[st->uses[k].function];
-		fn->uses = scan__alloc(st->arena, distinct * sizeof(*fn->uses));
-		if (!fn->uses)
+		int who = st->uses[k].function;
+		const char ***uses;
+		size_t *n_uses;
+		if (who >= 0) {
+			uses = &st->f->functions[who].uses;
+			n_uses = &st->f->functions[who].n_uses;
+		} else if (who > SCAN_USE_OPINFO) {
+			uses = &st->f->globals[-1 - who].uses;
+			n_uses = &st->f->globals[-1 - who].n_uses;
+		} else {
+			uses = &st->f->opinfos[SCAN_USE_OPINFO - 1 - who].uses;
+			n_uses = &st->f->opinfos[SCAN_USE_OPINFO - 1 - who].n_uses;
+		}
+		*uses = scan__alloc(st->arena, distinct * sizeof(**uses));
+		if (!*uses)
 			return st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");
 		for (size_t j = k; j < e; j++)
 			if (j == k || strcmp(st->uses[j].name, st->uses[j - 1].name) != 0)
-				fn->uses[fn->n_uses++] = st->uses[j].name;
+				(*uses)[(*n_uses)++] = st->uses[j].name;
 		k = e;
 	}
 	return 0;

@@ -81,10 +81,13 @@ struct scope {
 	uint64_t hash;   /* functions: running body hash */
 };
 
-struct rawuse { /* a name a function uses, before resolution */
-	int function;
+struct rawuse {           /* a name a function or a global uses, before resolution */
+	int function;     /* >= 0: a function; < 0: the global -1 - function, or at or below
+			   * SCAN_USE_OPINFO the op database entry SCAN_USE_OPINFO - 1 - function */
 	const char *name; /* arena; chain as written without spaces, or ".attr" */
 };
+
+#define SCAN_USE_OPINFO (-(1 << 28)) /* rawuse.function at or below: an op database entry */
 
 struct scan_state {
 	struct scan_file *f;
@@ -95,7 +98,7 @@ struct scan_state {
 	bool is_package; /* the file is an __init__.py */
 	int err;
 
-	size_t cap_classes, cap_functions, cap_imports, cap_inst, cap_opinfo, cap_warn;
+	size_t cap_classes, cap_functions, cap_imports, cap_inst, cap_opinfo, cap_warn, cap_globals;
 	struct scope scopes[SCAN_SCOPE_DEPTH_MAX];
 	size_t n_scopes;
 	uint32_t prev_last_line; /* the last line of the previous logical line */
@@ -141,6 +144,13 @@ int scan__registers(struct scan_state *st, const struct lline *ll, size_t open, 
 int scan__opinfos(struct scan_state *st, const struct lline *ll);
 /* Dotted-name chains of tokens [from, to) as uses of every open function (scan_names.c). */
 int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t from, size_t to);
+/* Dotted-name chains of tokens [from, to) as uses of one function (function >= 0) or global
+ * (-1 - index). */
+int scan__collect_uses_of(struct scan_state *st, const struct lline *ll, size_t from, size_t to,
+			  int function);
+/* A module-level or class-level plain statement that binds or extends a global: its uses
+ * (scan_names.c). */
+int scan__global_line(struct scan_state *st, const struct lline *ll);
 /* Resolves every raw use through the imports and builds each function's sorted list. */
 int scan__resolve_uses(struct scan_state *st);
 

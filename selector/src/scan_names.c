@@ -299,7 +299,8 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 	o->last_line = ll->toks[close].line;
 	if (!o->kind || !o->name)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
-	return 0;
+	return scan__collect_uses_of(st, ll, i + 2, close,
+				     SCAN_USE_OPINFO - 1 - (int)(st->f->n_opinfos - 1));
 }
 
 int scan__opinfos(struct scan_state *st, const struct lline *ll)
@@ -320,17 +321,25 @@ int scan__opinfos(struct scan_state *st, const struct lline *ll)
 	return 0;
 }
 
-static int push_use(struct scan_state *st, const char *name)
+#define EVERY_FUNCTION INT32_MIN /* push_use: every open function, innermost to outermost */
+
+static int push_one(struct scan_state *st, int function, const char *name)
 {
-	for (size_t k = 0; k < st->n_scopes; k++) {
-		if (st->scopes[k].is_class)
-			continue;
-		struct rawuse *u = scan__grow(st->uses, st->n_uses, &st->cap_uses, sizeof(*u));
-		if (!u)
-			return st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");
-		st->uses = u;
-		u[st->n_uses++] = (struct rawuse){ st->scopes[k].index, name };
-	}
+	struct rawuse *u = scan__grow(st->uses, st->n_uses, &st->cap_uses, sizeof(*u));
+	if (!u)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");
+	st->uses = u;
+	u[st->n_uses++] = (struct rawuse){ function, name };
+	return 0;
+}
+
+static int push_use(struct scan_state *st, int target, const char *name)
+{
+	if (target != EVERY_FUNCTION)
+		return push_one(st, target, name);
+	for (size_t k = 0; k < st->n_scopes; k++)
+		if (!st->scopes[k].is_class && push_one(st, st->scopes[k].index, name))
+			return st->err;
 	return 0;
 }
 
@@ -343,13 +352,66 @@ static bool skips_name(const struct scan_state *st, const struct tok *prev)
 	       TOK_IS(st, prev, "nonlocal");
 }
 
-int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t from, size_t to)
+static const char *prefixed(struct scan_state *st, const char *mark, const char *a, const char *dot,
+			    const char *b)
 {
-	bool any = false;
-	for (size_t k = 0; k < st->n_scopes; k++)
-		any |= !st->scopes[k].is_class;
-	if (!any)
+	size_t lm = strlen(mark), la = strlen(a), ld = dot ? 1 : 0, lb = b ? strlen(b) : 0;
+	char *s = scan__alloc(st->arena, lm + la + ld + lb + 1);
+	if (!s) {
+		st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");
+		return NULL;
+	}
+	memcpy(s, mark, lm);
+	memcpy(s + lm, a, la);
+	if (dot)
+		s[lm + la] = '.';
+	if (b)
+		memcpy(s + lm + la + ld, b, lb);
+	return s;
+}
+
+/* The end of the argument that starts at k inside a call closing at `close`. */
+static size_t arg_end(const struct lline *ll, size_t k, size_t close)
+{
+	for (; k < close && !tok_op(&ll->toks[k], ','); k++)
+		if (ll->toks[k].match > (int32_t)k)
+			k = (size_t)ll->toks[k].match;
+	return k;
+}
+
+/* Names reached through a computed name, for the call `chain(` at token `open`: getattr, exec,
+ * eval, import_module, __import__ (see struct scan_function's uses). */
+static int computed_use(struct scan_state *st, const struct lline *ll, const char *chain,
+			size_t open, int target)
+{
+	const char *last = strrchr(chain, '.');
+	last = last ? last + 1 : chain;
+	size_t close = (size_t)ll->toks[open].match, a = open + 1;
+	bool getattr = strcmp(chain, "getattr") == 0;
+	bool exec = strcmp(chain, "exec") == 0 || strcmp(chain, "eval") == 0;
+	bool import = strcmp(last, "import_module") == 0 || strcmp(chain, "__import__") == 0;
+	if ((!getattr && !exec && !import) || a >= close)
 		return 0;
+	const char *use = "!*";
+	size_t e1 = arg_end(ll, a, close);
+	if (getattr) {
+		size_t end = a, b = e1 + 1, e2 = b < close ? arg_end(ll, b, close) : close;
+		const char *obj = scan__dotted(st, ll, a, &end);
+		if (!obj || end != e1 || b >= close)
+			return st->err;
+		bool literal = e2 == b + 1 && ll->toks[b].kind == TOK_STRING;
+		const char *v = literal ? scan__string_value(st, &ll->toks[b]) : NULL;
+		use = v ? prefixed(st, "", obj, ".", v) : prefixed(st, "!", obj, NULL, NULL);
+	} else if (import && e1 == a + 1 && ll->toks[a].kind == TOK_STRING) {
+		const char *v = scan__string_value(st, &ll->toks[a]);
+		use = v && *v && v[0] != '.' ? prefixed(st, "!=", v, NULL, NULL) : "!*";
+	}
+	return use ? push_use(st, target, use) : st->err;
+}
+
+static int collect(struct scan_state *st, const struct lline *ll, size_t from, size_t to,
+		   int target)
+{
 	for (size_t i = from; i < to; i++) {
 		const struct tok *t = &ll->toks[i];
 		const struct tok *prev = i > 0 ? &ll->toks[i - 1] : NULL;
@@ -365,7 +427,11 @@ int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t fro
 				return st->err;
 			bool kwarg = end < to && tok_op(&ll->toks[end], '=') && prev &&
 				     (tok_op(prev, '(') || tok_op(prev, ','));
-			if (!kwarg && push_use(st, chain))
+			if (!kwarg && push_use(st, target, chain))
+				return st->err;
+			if (end < to && tok_op(&ll->toks[end], '(') &&
+			    ll->toks[end].match > (int32_t)end &&
+			    computed_use(st, ll, chain, end, target))
 				return st->err;
 			i = end - 1;
 		} else if (is_dot(t) && prev && i + 1 < to && ll->toks[i + 1].kind == TOK_NAME &&
@@ -381,10 +447,102 @@ int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t fro
 				return st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");
 			m[0] = '.';
 			memcpy(m + 1, st->d + last->off, last->len);
-			if (push_use(st, m))
+			if (push_use(st, target, m))
 				return st->err;
 			i = end;
 		}
 	}
 	return 0;
+}
+
+int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t from, size_t to)
+{
+	bool any = false;
+	for (size_t k = 0; k < st->n_scopes; k++)
+		any |= !st->scopes[k].is_class;
+	return any ? collect(st, ll, from, to, EVERY_FUNCTION) : 0;
+}
+
+int scan__collect_uses_of(struct scan_state *st, const struct lline *ll, size_t from, size_t to,
+			  int function)
+{
+	return collect(st, ll, from, to, function);
+}
+
+/* ---- globals ---- */
+
+static int global_find(const struct scan_state *st, const char *s, size_t n, int cls)
+{
+	for (size_t g = st->f->n_globals; g > 0; g--) {
+		const struct scan_global *x = &st->f->globals[g - 1];
+		if (x->class_index == cls && strlen(x->name) == n && memcmp(x->name, s, n) == 0)
+			return (int)g - 1;
+	}
+	return -1;
+}
+
+static int global_add(struct scan_state *st, const struct tok *t, int cls, uint32_t line)
+{
+	struct scan_global *g =
+	    scan__grow(st->f->globals, st->f->n_globals, &st->cap_globals, sizeof(*g));
+	if (!g)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for globals");
+	st->f->globals = g;
+	g = &g[st->f->n_globals++];
+	memset(g, 0, sizeof(*g));
+	g->name = scan__strndup(st->arena, st->d + t->off, t->len);
+	g->class_index = cls;
+	g->line = line;
+	if (!g->name)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for globals");
+	return (int)st->f->n_globals - 1;
+}
+
+/* `+=`, `|=`, `**=`, `>>=`... but not `==`, `<=`, `>=`, `!=`. */
+static bool aug_assign(const struct scan_state *st, const struct tok *t)
+{
+	if (t->kind != TOK_OP || t->len < 2 || st->d[t->off + t->len - 1] != '=')
+		return false;
+	return t->len == 3 || !strchr("=<>!", t->op);
+}
+
+/* The first plain '=' at bracket depth 0 after token 1 (an annotated assignment's), or 0. */
+static size_t assign_at(const struct lline *ll)
+{
+	for (size_t k = 1; k < ll->n; k++) {
+		const struct tok *t = &ll->toks[k];
+		if (t->match > (int32_t)k)
+			k = (size_t)t->match;
+		else if (tok_op(t, '='))
+			return k;
+	}
+	return 0;
+}
+
+int scan__global_line(struct scan_state *st, const struct lline *ll)
+{
+	if (ll->n < 3 || ll->toks[0].kind != TOK_NAME)
+		return 0;
+	int cls = -1;
+	for (size_t k = 0; k < st->n_scopes; k++)
+		if (!st->scopes[k].is_class)
+			return 0; /* inside a function: its uses are the function's */
+	if (st->n_scopes)
+		cls = st->scopes[st->n_scopes - 1].index;
+	const struct tok *t = &ll->toks[0], *next = &ll->toks[1];
+	if (scan__is_keyword(st->d + t->off, t->len))
+		return 0;
+	int g = global_find(st, st->d + t->off, t->len, cls);
+	size_t from = 0;
+	if (tok_op(next, '=') || tok_op(next, ':') || aug_assign(st, next)) {
+		size_t eq = tok_op(next, ':') ? assign_at(ll) : 1;
+		if (eq == 0)
+			return 0; /* `NAME: T` binds nothing */
+		from = eq + 1;
+		if (g < 0 && (g = global_add(st, t, cls, ll->first_line)) < 0)
+			return st->err;
+	} else if (g < 0 || !(tok_op(next, '.') || tok_op(next, '['))) {
+		return 0;
+	}
+	return collect(st, ll, from, ll->n, -1 - g);
 }

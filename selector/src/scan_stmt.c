@@ -167,6 +167,28 @@ static const char **take_registers(struct scan_state *st, size_t *n)
 	return r;
 }
 
+/* A decorator's dotted name is a use of the function it decorates: running the test runs it. */
+static int decorator_uses(struct scan_state *st, const struct scan_function *fn, int idx)
+{
+	for (size_t k = 0; k < fn->n_decorators; k++) {
+		const char *n = fn->decorators[k].name;
+		bool dotted = n && *n && n[0] != '.';
+		for (const char *p = n; dotted && *p; p++)
+			dotted = *p == '.' || *p == '_' || (*p >= 'a' && *p <= 'z') ||
+				 (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+				 (unsigned char)*p >= 0x80;
+		struct rawuse *u =
+		    dotted ? scan__grow(st->uses, st->n_uses, &st->cap_uses, sizeof(*u)) : NULL;
+		if (dotted && !u)
+			return st->err = err_set(ERR_NOMEM, "scan: out of memory for uses");
+		if (dotted) {
+			st->uses = u;
+			u[st->n_uses++] = (struct rawuse){ idx, n };
+		}
+	}
+	return 0;
+}
+
 static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is_async, uint64_t lh)
 {
 	const struct tok *name = &ll->toks[i + 1];
@@ -204,6 +226,8 @@ static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is
 	uint64_t h = scan__mix(st->pending_hash, lh);
 	st->pending_hash = SCAN_HASH_INIT;
 	fn->body_hash = h;
+	if (decorator_uses(st, fn, idx))
+		return st->err;
 	push_scope(st, 0, idx, ll->indent, h, ll->first_line);
 	if (colon + 1 < ll->n)
 		return scan__collect_uses(st, ll, colon + 1, ll->n);
@@ -364,6 +388,8 @@ int scan__statement(struct scan_state *st, struct lline *ll)
 			rc = scan__collect_uses(st, ll, 0, ll->n);
 			if (!rc)
 				rc = scan__simple(st, ll, in_function(st));
+			if (!rc && in_function(st) < 0)
+				rc = scan__global_line(st, ll);
 		}
 	}
 	st->prev_last_line = ll->last_line;

@@ -242,6 +242,26 @@ check "text output names the message reason" grep -q "message" "$out"
 expect_rc 0 "message mail" "$exe" select --repo "$up" --diff "$tmp/msg.patch" --json
 check "a mail's message selects the test it names" py "$out" "$MSG_OK"
 
+# --explain shows the chain through a module-level helper of the test file: a test that calls
+# `_spyre_ci_helper`, which calls a torch/ function that the next commit changes.
+src=$(cd "$tmp/clone" && grep -l "^def [a-z_0-9]*(" $(git ls-files 'torch/*.py' | grep -v __init__) |
+	grep -v testing/_internal | head -1)
+fn=$(sed -n 's/^def \([a-z_0-9]*\)(.*/\1/p' "$tmp/clone/$src" | head -1)
+mod=$(echo "${src%.py}" | tr / .)
+printf '\nimport %s\n\ndef _spyre_ci_helper(x):\n    return %s.%s(x)\n\n' "$mod" "$mod" "$fn" \
+	>>"$tmp/clone/$tf"
+printf 'class TestSpyreCiHelper(TestCase):\n    def test_through_helper(self):\n' \
+	>>"$tmp/clone/$tf"
+printf '        _spyre_ci_helper(1)\n' >>"$tmp/clone/$tf"
+git -C "$tmp/clone" -c user.name=t -c user.email=t@t commit -qam "a test through a helper"
+sed -i "s/^def $fn(\(.*\)$/def $fn(\1\n    spyre_ci_changed = 1/" "$tmp/clone/$src"
+git -C "$tmp/clone" -c user.name=t -c user.email=t@t commit -qam "change $mod.$fn"
+expect_rc 0 "explain through a helper" "$exe" select --repo "$tmp/clone" --base HEAD~1 \
+	--head HEAD --explain "$tf::TestSpyreCiHelper::test_through_helper"
+check "explain shows the chain" grep -qF \
+	"$tf::TestSpyreCiHelper::test_through_helper -> _spyre_ci_helper ($tf) -> $mod.$fn (changed)" \
+	"$out"
+
 # Usage and input errors: exit 2 with a message.
 usage_error "no repo" "--repo DIR is required" --base HEAD~1 --head HEAD
 usage_error "no range" "give --base REV --head REV" --repo "$up"

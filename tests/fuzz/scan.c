@@ -29,6 +29,14 @@ static void check(const struct scan_file *f)
 	for (size_t k = 0; k < f->n_imports; k++)
 		if (!f->imports[k].module || !f->imports[k].local || !f->imports[k].target)
 			abort();
+	for (size_t k = 0; k < f->n_globals; k++) {
+		const struct scan_global *g = &f->globals[k];
+		if (!g->name || g->class_index >= (int)f->n_classes || g->line > f->n_lines + 1)
+			abort();
+		for (size_t u = 0; u < g->n_uses; u++)
+			if (!g->uses[u] || !g->uses[u][0])
+				abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

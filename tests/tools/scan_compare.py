@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compares the Python scanner with the reference of tests/tools/scan_ref.py (Python's own
-parser) on files and directories (every *.py under them): classes, defs, imports and
-instantiate_*_tests calls, as described in scan_ref.py. A file Python cannot parse is counted
+parser) on files and directories (every *.py under them): classes, defs, imports,
+instantiate_*_tests calls, op database entries and module- and class-level bindings, as
+described in scan_ref.py. A file Python cannot parse is counted
 and skipped (the scanner's recovery from bad Python has its own unit tests); a file that is not
 UTF-8 must be skipped by both. Prints each disagreement as a diff of fact lines and the
 figures; exits 1 on any disagreement, 2 on bad usage or when the scanner fails.
@@ -89,7 +90,8 @@ def main():
         f"files {n['files']} ({n['bytes']} bytes), not UTF-8 {n['not utf-8']}, "
         f"unparsable {n['unparsable']}; compared: classes {n['class']}, bases {n['base']}, "
         f"defs {n['def']} (tests {n['tests']}), imports {n['import']}, "
-        f"instantiate calls {n['instantiate']}, op entries {n['opinfo']}; "
+        f"instantiate calls {n['instantiate']}, op entries {n['opinfo']}, "
+        f"globals {n['global']}; "
         f"disagreements {mismatches}"
     )
     if args.time:

@@ -84,6 +84,12 @@ static void dump(const struct scan_file *f)
 		       o->last_line, o->aten_name ? o->aten_name : "-",
 		       o->variant_test_name ? o->variant_test_name : "-", o->name);
 	}
+	for (size_t i = 0; i < f->n_globals; i++) {
+		const struct scan_global *g = &f->globals[i];
+		bool in_class = g->class_index >= 0 && (size_t)g->class_index < f->n_classes;
+		printf("global %s %s %u\n", in_class ? f->classes[g->class_index].qualname : "-",
+		       g->name, g->line);
+	}
 	for (size_t i = 0; i < f->n_instantiates; i++) {
 		const struct scan_instantiate *in = &f->instantiates[i];
 		printf("instantiate %s ",

@@ -12,6 +12,7 @@ normalised text form tests/tools/scan_dump.c prints from the scanner. One fact a
   import SCOPE level=N module=M name=N local=L
   instantiate device|parametrized CLASS LINE
   opinfo KIND FIRST LAST aten=NAME|- variant=NAME|- name=NAME
+  global SCOPE NAME LINE             a module-level (SCOPE "-") or class-level binding
 
 What the scanner means, and how the reference says the same:
   - QUALNAME joins the names of the enclosing defs and classes with "." ("C.m", "f.Local.m"),
@@ -34,6 +35,10 @@ What the scanner means, and how the reference says the same:
     whose first argument is one string literal, or, for the known kinds (OpInfo,
     UnaryUfuncInfo, ...), that has name="..."; KIND the callee's last name, FIRST its line,
     LAST the closing parenthesis's line, aten_name= and variant_test_name= when string literals.
+  - Globals: a name bound by an assignment statement that starts its line (`NAME = ...`, also
+    `NAME = OTHER = ...`, `NAME: T = ...`, `NAME += ...`) at module level or in a class body
+    (SCOPE the class's qualname), at any depth of if/for/while/with/try/match but not inside
+    a def; LINE the first such binding of that name in that scope.
   - Not compared: the dotted names a body uses (the scanner's are an approximation: it resolves
     names through imports without scoping, keeps `.attr` of anything else, and includes
     the headers of nested defs), body hashes, decorator arguments.
@@ -215,6 +220,36 @@ class Facts(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+COMPOUND_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def bindings(body, scope, lines, out, seen):
+    """The global facts of a module's or a class's body (see the docstring)."""
+    for s in body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(s, ast.ClassDef):
+            bindings(s.body, s.name if scope == "-" else f"{scope}.{s.name}", lines, out, seen)
+            continue
+        name = None
+        if hasattr(s, "col_offset") and lines[s.lineno - 1][: s.col_offset].strip() == "":
+            if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name):
+                name = s.targets[0].id
+            elif isinstance(s, ast.AnnAssign) and s.value is not None and isinstance(
+                s.target, ast.Name
+            ):
+                name = s.target.id
+            elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+                name = s.target.id
+        if name and (scope, name) not in seen:
+            seen.add((scope, name))
+            out.append(f"global {scope} {name} {s.lineno}")
+        for field in COMPOUND_BODIES:
+            for sub in getattr(s, field, None) or []:
+                bindings(getattr(sub, "body", None) or [] if not isinstance(sub, ast.stmt)
+                         else [sub], scope, lines, out, seen)
+
+
 def facts(path):
     out = [f"file {path}"]
     with open(path, "rb") as fh:
@@ -231,6 +266,7 @@ def facts(path):
         text = text[1:]
     v = Facts(text)
     v.visit(tree)
+    bindings(tree.body, "-", text.splitlines() or [""], v.lines, set())
     return out + v.lines
 
 

@@ -72,7 +72,12 @@ struct scan_function {
 	 * are resolved through the import ("F.gelu" -> "torch.nn.functional.gelu"); chains rooted
 	 * at a name defined at module level in this file are kept as written ("helper",
 	 * "MyClass.method"); attributes of anything else keep only their last name with a leading
-	 * dot ("x.add(...)" -> ".add", "self.assertEqual" -> ".assertEqual"). */
+	 * dot ("x.add(...)" -> ".add", "self.assertEqual" -> ".assertEqual"). The dotted names of
+	 * the decorators count as uses (`@_deco` -> "_deco"). A name reached through a computed
+	 * name is "!" and the root it is computed under: `getattr(torch.special, name)` ->
+	 * "!torch.special" (with a plain string, `getattr(m, "f")` is the use "m.f"),
+	 * `importlib.import_module("torch.a")` / `__import__("torch.a")` -> "!torch.a", and
+	 * `exec(...)`, `eval(...)` or an import of a computed module -> "!*" (anything). */
 	const char **uses;
 	size_t n_uses;
 	/* The hash of the decorators, the def line and the body: comments, blank lines, trailing
@@ -120,6 +125,23 @@ struct scan_opinfo {
 	const char *variant_test_name; /* variant_test_name= when present, else NULL */
 	uint32_t first_line;           /* the callee's line */
 	uint32_t last_line;            /* the closing parenthesis's line */
+	/* The dotted names its arguments use, resolved as a function's are (`op=lambda x:
+	 * torch.a.f(x)`, `ref=np.add`): what running the entry's op may call. */
+	const char **uses;
+	size_t n_uses;
+};
+
+/* A module-level or class-level name bound by an assignment (`NAME = expr`, `NAME: T = expr`,
+ * `NAME += expr`), with the dotted names its value uses, resolved as a function's are: the
+ * callables a table holds (`_FNS = [torch.a.f]`, `OPS = {"x": lambda x: torch.b.g(x)}`,
+ * `_F = partial(torch.c.h, 1)`). A later statement that extends it (`NAME[k] = v`,
+ * `NAME.append(v)`) adds its names. In source order of the first binding. */
+struct scan_global {
+	const char *name;
+	int class_index; /* the class whose body binds it, -1 at module level */
+	uint32_t line;   /* the first binding */
+	const char **uses;
+	size_t n_uses;
 };
 
 /* A test method a module-level call adds at import time: `F(Class)` whose body does
@@ -153,6 +175,8 @@ struct scan_file {
 	size_t n_instantiates;
 	struct scan_opinfo *opinfos;
 	size_t n_opinfos;
+	struct scan_global *globals;
+	size_t n_globals;
 	struct scan_warning *warnings;
 	size_t n_warnings;
 	struct scan_generated *generated; /* in the memory behind arena_ */

@@ -325,6 +325,16 @@ static void assert_same_catalog(const struct catalog *a, const struct catalog *b
 		cr_assert_eq(x->scan->n_functions, y->scan->n_functions);
 		cr_assert_eq(x->scan->n_imports, y->scan->n_imports);
 		cr_assert_eq(x->scan->n_opinfos, y->scan->n_opinfos);
+		cr_assert_eq(x->scan->n_globals, y->scan->n_globals);
+		for (size_t k = 0; k < x->scan->n_globals; k++) {
+			const struct scan_global *p = &x->scan->globals[k],
+						 *q = &y->scan->globals[k];
+			cr_assert_str_eq(p->name, q->name);
+			cr_assert_eq(p->class_index, q->class_index);
+			cr_assert_eq(p->n_uses, q->n_uses);
+			for (size_t u = 0; u < p->n_uses; u++)
+				cr_assert_str_eq(p->uses[u], q->uses[u]);
+		}
 		for (size_t k = 0; k < x->scan->n_functions; k++) {
 			const struct scan_function *p = &x->scan->functions[k],
 						   *q = &y->scan->functions[k];

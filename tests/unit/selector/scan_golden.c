@@ -62,16 +62,19 @@ Test(scan_golden, test_file_in_pytorch_style)
 	cr_assert_eq(r->last_line, 30);
 	cr_assert_str_eq(r->decorators[0].name, "ops");
 	cr_assert_str_eq(r->decorators[0].argv[0].value, "op_db");
-	cr_assert_str_eq(joined_uses(r), ".args .assertEqual .input .sample_inputs torch.mm");
+	cr_assert_str_eq(joined_uses(r), ".args .assertEqual .input .sample_inputs torch.mm "
+					 "torch.testing._internal.common_device_type.ops");
 	const struct scan_function *s = &f->functions[1];
 	cr_assert_eq(s->decorators[0].argc, 2);
 	cr_assert_eq(s->decorators[0].argv[0].kind, SCAN_ARG_OTHER);
 	cr_assert_str_eq(s->decorators[0].argv[1].keyword, "dtypes");
 	cr_assert_str_eq(joined_uses(s),
-			 ".add .assertTrue .sum torch.nn.functional.gelu torch.ones");
+			 ".add .assertTrue .sum torch.nn.functional.gelu torch.ones "
+			 "torch.testing._internal.common_device_type.ops");
 	const struct scan_function *d = &f->functions[2];
 	cr_assert_str_eq(d->decorators[0].args, "torch.float16, torch.float32");
-	cr_assert_str_eq(joined_uses(d), "torch.nn.functional.softmax torch.randn");
+	cr_assert_str_eq(joined_uses(d), "torch.nn.functional.softmax torch.randn "
+					 "torch.testing._internal.common_device_type.dtypes");
 	const struct scan_function *a = &f->functions[3];
 	cr_assert(a->is_async);
 	cr_assert_str_eq(a->decorators[0].name, "onlyCUDA");
@@ -141,8 +144,10 @@ Test(scan_golden, decompositions)
 	cr_assert_str_eq(f->functions[2].registers[0], "add.Tensor");
 	cr_assert_str_eq(f->functions[3].registers[0], "mm");
 	cr_assert_str_eq(joined_uses(&f->functions[1]),
-			 "torch._decomp._refs.gelu torch._prims_common.ELEMENTWISE");
-	cr_assert_str_eq(joined_uses(&f->functions[2]), "torch._ops.ops.add");
+			 "torch._decomp._refs.gelu torch._decomp.register_decomposition "
+			 "torch._prims_common.ELEMENTWISE");
+	cr_assert_str_eq(joined_uses(&f->functions[2]),
+			 "torch._decomp.lowering.register_lowering torch._ops.ops.add");
 	scan_file_destroy(f);
 }
 
@@ -249,4 +254,62 @@ Test(scan_large, hundred_thousand_lines)
 	cr_assert_str_eq(f->functions[123].uses[0], "torch.ones");
 	scan_file_destroy(f);
 	buf_finish(&b);
+}
+
+static char *joined(const char *const *uses, size_t n)
+{
+	static char buf[2048];
+	buf[0] = '\0';
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			strcat(buf, " ");
+		strncat(buf, uses[k], sizeof(buf) - strlen(buf) - 2);
+	}
+	return buf;
+}
+
+static const struct scan_function *fn_named(const struct scan_file *f, const char *q)
+{
+	for (size_t i = 0; i < f->n_functions; i++)
+		if (strcmp(f->functions[i].qualname, q) == 0)
+			return &f->functions[i];
+	cr_assert_fail("no function %s", q);
+	return NULL;
+}
+
+/* Globals hold the names their value uses (and those of the statements that extend them);
+ * decorators are uses; computed names are marked with '!' (what impact_local.c and
+ * impact_tests.c follow and widen on). */
+Test(scan_golden, globals_decorators_and_computed_names)
+{
+	struct scan_file *f = load("37_globals_and_helpers.py", "test_globals");
+	cr_assert_eq(f->n_globals, 13);
+	cr_assert_str_eq(f->globals[0].name, "_FNS");
+	cr_assert_str_eq(joined(f->globals[0].uses, f->globals[0].n_uses),
+			 "_FNS.append torch.abs torch.cos torch.special.erf");
+	cr_assert_str_eq(f->globals[1].name, "OPS");
+	cr_assert_str_eq(joined(f->globals[1].uses, f->globals[1].n_uses),
+			 "OPS torch.exp torch.neg torch.sin");
+	cr_assert_str_eq(f->globals[2].name, "_PART");
+	cr_assert_str_eq(joined(f->globals[2].uses, f->globals[2].n_uses),
+			 "functools.partial torch.add");
+	cr_assert_eq(f->globals[9].class_index, 0);
+	cr_assert_str_eq(joined(f->globals[9].uses, f->globals[9].n_uses), "torch.tan");
+	cr_assert_str_eq(joined_uses(fn_named(f, "_helper")), "_FNS _inner");
+	/* getattr with a literal name is followed; with a computed one, widened to its root */
+	cr_assert_str_eq(joined_uses(fn_named(f, "_inner")),
+			 "!torch.special torch.special torch.special.erf");
+	/* exec: anything; the wrapper's uses are also the decorator's (nested) */
+	cr_assert_str_eq(joined_uses(fn_named(f, "_deco.wrapper")), "!* functools.wraps");
+	cr_assert(strstr(joined_uses(fn_named(f, "_deco")), "!* "));
+	/* import_module with a literal: under that module; __import__ of a computed one: anything
+	 */
+	cr_assert_str_eq(joined_uses(fn_named(f, "Helpers._check")),
+			 "!* !torch.linalg .name .norm importlib.import_module");
+	scan_file_destroy(f);
+	/* a decorator of the file is a use of the function it decorates */
+	struct scan_file *t = text("def _d(f):\n    return f\n@_d\n@torch.no_grad()\ndef g():\n"
+				   "    pass\nimport torch\n");
+	cr_assert_str_eq(joined_uses(&t->functions[1]), "_d torch.no_grad");
+	scan_file_destroy(t);
 }
