@@ -166,6 +166,9 @@ static int build_modules(struct fx_gen *g)
 		m->version = 1;
 		m->orphan = i > 0 && fixture__below(r, 100) < 3;
 		m->first = g->nnodes;
+		/* one call level per module: imports then only go down (level L to L-1), so that
+		 * importing torch nests at most FX_LEVELS modules deep, cycles or not */
+		uint8_t level = m->functional ? FX_LEVELS - 1 : (uint8_t)fixture__below(r, FX_LEVELS);
 		uint32_t nf = m->functional ? g->sc.funcs_per_module * 5 : g->sc.funcs_per_module;
 		for (uint32_t k = 0; k < nf; k++) {
 			struct fx_node *n = &g->nodes[g->nnodes];
@@ -174,7 +177,7 @@ static int build_modules(struct fx_gen *g)
 			n->cls = FX_NONE;
 			n->op = FX_NONE;
 			n->version = 1;
-			n->level = (uint8_t)fixture__below(r, FX_LEVELS);
+			n->level = level;
 			snprintf(n->name, sizeof(n->name), "%s_%u",
 				 words[(g->nnodes / 7) % NELEMS(words)], g->nnodes);
 			n->api = g->shapes_all && !m->functional && g->nnodes % 8 == 3;
@@ -202,7 +205,7 @@ static int build_modules(struct fx_gen *g)
 				mm->cls = c;
 				mm->op = FX_NONE;
 				mm->version = 1;
-				mm->level = (uint8_t)(k ? FX_LEVELS - 1 : 0);
+				mm->level = (uint8_t)(k ? level : 0);
 				snprintf(mm->name, sizeof(mm->name), "%s", meth[k]);
 				g->nodes[c].calls[g->nodes[c].ncalls++] = g->nnodes;
 				g->nnodes++;
