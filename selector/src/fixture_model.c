@@ -168,7 +168,8 @@ static int build_modules(struct fx_gen *g)
 		m->first = g->nnodes;
 		/* one call level per module: imports then only go down (level L to L-1), so that
 		 * importing torch nests at most FX_LEVELS modules deep, cycles or not */
-		uint8_t level = m->functional ? FX_LEVELS - 1 : (uint8_t)fixture__below(r, FX_LEVELS);
+		uint8_t level =
+		    m->functional ? FX_LEVELS - 1 : (uint8_t)fixture__below(r, FX_LEVELS);
 		uint32_t nf = m->functional ? g->sc.funcs_per_module * 5 : g->sc.funcs_per_module;
 		for (uint32_t k = 0; k < nf; k++) {
 			struct fx_node *n = &g->nodes[g->nnodes];

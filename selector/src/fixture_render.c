@@ -276,8 +276,9 @@ static const char *sample_args(uint8_t kind)
 	}
 }
 
-/* One sample_inputs_<op> function per entry, as in common_methods_invocations.py: an edit of an
- * entry changes its function, which the @ops tests over it run. */
+/* One sample_inputs_<op> function per entry, as in common_methods_invocations.py. An edit of an
+ * op's entry changes both the entry (its tolerance) and its function, which the @ops tests over
+ * it run. */
 static int render_samples(struct fx_gen *g, uint32_t file)
 {
 	for (uint32_t i = 0; i < g->nops; i++) {
@@ -320,8 +321,9 @@ int fixture__render_opinfo(struct fx_gen *g, uint32_t file)
 		P("    %s(\n        '%s',\n", info_class(o->kind), o->name);
 		P("        ref=np.%s,\n        dtypes=floating_types(),\n", o->name);
 		P("        sample_inputs_func=sample_inputs_%s,\n", o->name);
-		P("        decorators=(toleranceOverride({torch.float16: tol(atol=1e-3, "
-		  "rtol=0)}),),\n");
+		P("        decorators=(toleranceOverride({torch.float16: tol(atol=%ue-3, "
+		  "rtol=0)}),),\n",
+		  o->v_info);
 		P("        supports_autograd=True,\n    ),\n");
 	}
 	P("]\n");

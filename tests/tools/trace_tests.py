@@ -58,6 +58,8 @@ import time
 import unittest
 
 NATIVE = "torch/_C/_VariableFunctions.py"
+OPINFO_CORE = "torch/testing/_internal/opinfo/core.py::"
+OPINFO = "opinfo::"  # an op database entry, used when its methods run with it as self
 EVERY_TEST = ("setup.py", "CMakeLists.txt", "pyproject.toml", "test/conftest.py", "test/run_test.py")
 TRUTH_LINE_MAX = 64 << 20
 
@@ -125,6 +127,10 @@ class Tracer:
             k = self.key(frame.f_code)
             if k:
                 self.seen.add(k)
+                if k.startswith(OPINFO_CORE):  # which op database entry it runs
+                    op = frame.f_locals.get("self")
+                    if op is not None and hasattr(op, "sample_inputs_func"):
+                        self.seen.add(f"{OPINFO}{op.name}")
 
     def run(self, fn):
         self.seen = set()
@@ -286,6 +292,32 @@ class StripBodies(ast.NodeTransformer):
     visit_FunctionDef = visit_AsyncFunctionDef = visit_def
 
 
+def entry_name(node):
+    """'add' for an op database entry: a call like UnaryUfuncInfo('add', ...)."""
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+        if name.endswith("Info") and isinstance(node.args[0].value, str):
+            return node.args[0].value
+    return None
+
+
+def split_entries(tree, funcs):
+    """Moves op database entries (op_db = [...] lists) out of the module-level code into
+    `funcs` as "opinfo::<name>": an entry's data matters to the tests that run it."""
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.List):
+            keep = []
+            for elt in node.value.elts:
+                name = entry_name(elt)
+                if name is None:
+                    keep.append(elt)
+                else:
+                    funcs[OPINFO + name] = ast.dump(elt)
+                    keep.append(ast.Constant(OPINFO + name))
+            node.value.elts = keep
+
+
 def summarize(src):
     if src is None:
         return {}, None
@@ -295,6 +327,7 @@ def summarize(src):
         return {}, f"syntax error {e}"
     s = Summary()
     s.visit(tree)
+    split_entries(tree, s.funcs)
     return s.funcs, ast.dump(StripBodies().visit(tree))
 
 
@@ -390,7 +423,7 @@ def apply_change(git, state, a, b):
             f1, m1 = summarize(after)
             for q in set(f0) | set(f1):
                 if f0.get(q) != f1.get(q):
-                    ch.keys.add(f"{path}::{q}")
+                    ch.keys.add(q if q.startswith(OPINFO) else f"{path}::{q}")
             if m0 != m1:
                 ch.modules.add(path)
             if path.startswith("test/") and os.path.basename(path).startswith("test_"):
