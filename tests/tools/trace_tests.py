@@ -32,6 +32,8 @@ Subcommands (stdlib only, python3 >= 3.11):
          trace every test at HEAD and compare with .ground_truth/tests.jsonl: the functions of
          torch/'s generated modules each test executed must be exactly those it statically
          reaches. Exit 1 on a difference.
+  compare --repo DIR
+         commits_exec.jsonl against commits.jsonl, commit by commit (see cmd_compare).
 
 Why re-tracing only some tests is exact: a test's run depends only on the code it runs (the
 upstream does no I/O and draws no random numbers). When a commit changes neither a function the
@@ -94,11 +96,12 @@ class ImportRecorder:
                     edges.add(f"{name}.{item}")
         return mod
 
-    def closure(self, start):
+    def closure(self, start, stop=frozenset()):
+        """Every module `start` imports, directly or not, short of the ones in `stop`."""
         seen, todo = set(), [start]
         while todo:
             m = todo.pop()
-            if m not in seen:
+            if m not in seen and m not in stop:
                 seen.add(m)
                 todo.extend(self.edges.get(m, ()))
         return seen
@@ -207,14 +210,15 @@ def cmd_trace(a):
         import torch  # noqa: F401 (the prelude every test file shares)
         import torch.testing._internal.common_methods_invocations  # noqa: F401
         import torch.testing._internal.common_utils  # noqa: F401
-    prelude = {module_file(root, m) for m in sys.modules}
+    prelude_names = frozenset(sys.modules)
+    prelude = {module_file(root, m) for m in prelude_names}
     prelude.discard(None)
     for i, rel in enumerate(files):
         if not os.path.exists(os.path.join(root, rel)):
             continue
         with rec:
             name, mod = load_file(root, rel, i)
-        mods = {module_file(root, m) for m in rec.closure(name)} - prelude - {None}
+        mods = {module_file(root, m) for m in rec.closure(name, prelude_names)} - {None}
         out.write(json.dumps({"file": rel, "modules": sorted(mods)}) + "\n")
         for tid, cls, meth in file_tests(rel, mod):
             if wanted is not None and tid not in wanted and rel not in whole:
@@ -629,6 +633,48 @@ def cmd_check(a):
     return 1 if bad or extra else 0
 
 
+def cmd_compare(a):
+    """The execution truth against the static truth, commit by commit, where both are exact:
+    commits that fall back or affect every test are left out. A test only the static truth
+    has must be there by its commit message alone (shape "test_edit"); a test only the
+    execution truth has must be in a test file (or import a helper module) whose module-level
+    code the commit changed."""
+    gt = os.path.join(a.repo, ".ground_truth")
+    static = {}
+    with open(os.path.join(gt, "commits.jsonl")) as f:
+        for line in f:
+            o = json.loads(line)
+            static[o["id"]] = o
+    n = same = bad = module_level = named = 0
+    with open(os.path.join(gt, "commits_exec.jsonl")) as f:
+        for line in f:
+            e = json.loads(line)
+            s = static[e["id"]]
+            if s["fallback"] or s["affected_all"] or e["affected_all"]:
+                continue
+            n += 1
+            ex, st = set(e["affected"]), dict(zip(s["affected"], s["affected_shapes"]))
+            ok = True
+            for t in set(st) - ex:
+                named += 1
+                if st[t] != "test_edit":
+                    ok = False
+                    print(f"compare: {e['id'][:12]} {s['kind']}: {t} ({st[t]}) not executed",
+                          file=sys.stderr)
+            for t in ex - set(st):
+                module_level += 1
+                f_ = t.split("::")[0]
+                if not any(m == f_ or "/test_helpers/" in m for m in e["modules"]):
+                    ok = False
+                    print(f"compare: {e['id'][:12]} {s['kind']}: {t} only executed",
+                          file=sys.stderr)
+            same += ex == set(st)
+            bad += not ok
+    print(json.dumps({"commits": n, "equal": same, "explained": n - same - bad, "differ": bad,
+                      "static_only_named": named, "executed_only_module_level": module_level}))
+    return 1 if bad or n == 0 else 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -644,8 +690,11 @@ def main():
     r.add_argument("--exact", action="store_true")
     c = sub.add_parser("check")
     c.add_argument("--repo", required=True)
+    m = sub.add_parser("compare")
+    m.add_argument("--repo", required=True)
     a = p.parse_args()
-    return {"trace": cmd_trace, "truth": cmd_truth, "check": cmd_check}[a.cmd](a)
+    cmds = {"trace": cmd_trace, "truth": cmd_truth, "check": cmd_check, "compare": cmd_compare}
+    return cmds[a.cmd](a)
 
 
 if __name__ == "__main__":
