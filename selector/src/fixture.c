@@ -34,7 +34,7 @@ static const struct fx_scale scales[] = {
 				       .ops_per_cpp = 10,
 				       .def_files = 12,
 				       .test_files = 1500,
-				       .tests_per_file = 41,
+				       .tests_per_file = 42,
 				       .files_target = 21000,
 				       .commits = 3000 },
 };
