@@ -474,6 +474,8 @@ class Walk:
     def retrace(self, ids, files=()):
         """Traces `ids` and every test of `files` (ids None: every test) at the current
         commit, and updates the sets."""
+        if ids is not None and not ids and not files:
+            return {"tests": {}, "files": {}, "prelude": self.prelude, "errors": []}
         t0 = time.monotonic()
         out = os.path.join(self.scratch, "trace.jsonl")
         idfile = None
