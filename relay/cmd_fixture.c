@@ -82,6 +82,11 @@ static int cmd_upstream(int argc, char **argv)
 			if (num_parse_u64(&o.seed, v, 0, UINT64_MAX))
 				return cli_usage_error(self(), "--seed: %s", err_last());
 			have_seed = 1;
+		} else if (!strcmp(a, "--shapes")) {
+			if (strcmp(v, "basic") && strcmp(v, "all"))
+				return cli_usage_error(self(), "--shapes: basic or all, not '%s'",
+						       v);
+			o.shapes_basic = !strcmp(v, "basic");
 		} else if (!strcmp(a, "--commits")) {
 			if (num_parse_int(&o.commits, v, 1, FIXTURE_COMMITS_MAX))
 				return cli_usage_error(self(), "--commits: %s", err_last());
@@ -117,7 +122,8 @@ const char cmd_fixture_summary[] =
 
 const char cmd_fixture_help[] =
     "Usage: spyre-ci fixture upstream --out DIR --seed N [--scale small|pytorch]\n"
-    "                                 [--commits N] [--no-checkout] [--json]\n"
+    "                                 [--commits N] [--shapes basic|all] [--no-checkout]\n"
+    "                                 [--json]\n"
     "\n"
     "Writes a git repository shaped like PyTorch, generated from a seed, and the ground truth\n"
     "of its history, so that test selection can be measured without real PyTorch code:\n"
@@ -146,6 +152,10 @@ const char cmd_fixture_help[] =
     "  --scale S       small: ~400 files, ~2,000 tests, 100 commits (the default; seconds)\n"
     "                  pytorch: 21,000 files, 1,500 test files, ~60,000 tests, 3,000 commits\n"
     "  --commits N     the number of commits, merges included (default: the scale's)\n"
+    "  --shapes S      all: tests reach what they use through helpers, aliases, re-exports,\n"
+    "                  mixins, helper methods, decorators, partials, lambdas in tables, nested\n"
+    "                  functions, constants and computed names (the default); basic: by\n"
+    "                  direct calls only\n"
     "  --no-checkout   write the objects and refs only (faster); HEAD is refs/heads/main\n"
     "  --json          print the counts as JSON\n"
     "\n"

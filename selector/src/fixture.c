@@ -34,7 +34,7 @@ static const struct fx_scale scales[] = {
 				       .ops_per_cpp = 10,
 				       .def_files = 12,
 				       .test_files = 1500,
-				       .tests_per_file = 41,
+				       .tests_per_file = 42,
 				       .files_target = 21000,
 				       .commits = 3000 },
 };
@@ -99,6 +99,15 @@ int fixture__hist_truth(struct fx_hist *h, const git_oid *id, const git_oid *par
 		rc = rc ? rc : fixture__test_id(g, b, g->affected.v[i]);
 		rc = rc ? rc : buf_append_char(b, '"');
 	}
+	/* parallel to "affected": the shapes each test's dependency came through */
+	rc = rc ? rc : buf_append_str(b, "],\"affected_shapes\":[");
+	for (uint32_t i = 0; !rc && i < g->affected.n; i++) {
+		rc = buf_append_str(b, i ? ",\"" : "\"");
+		rc = rc ? rc
+			: fixture__shapes_append(
+			      b, g->affected_via.v[g->test_slot[g->affected.v[i]]], '+');
+		rc = rc ? rc : buf_append_char(b, '"');
+	}
 	rc = rc ? rc : buf_append_str(b, "]}\n");
 	if (rc)
 		return err_set(rc, "fixture: a truth line is too long");
@@ -113,7 +122,8 @@ int fixture__hist_merge_collect(struct fx_hist *h)
 {
 	struct fx_gen *g = h->g;
 	for (uint32_t i = 0; i < g->affected.n; i++)
-		if (fixture__vec_push(&h->m_tests, g->affected.v[i]))
+		if (fixture__vec_push(&h->m_tests, g->affected.v[i]) ||
+		    fixture__vec_push(&h->m_via, g->affected_via.v[i]))
 			return ERR_NOMEM;
 	for (uint32_t i = 0; i < g->npaths; i++) {
 		int seen = 0;
@@ -150,7 +160,7 @@ static int write_merge(struct fx_hist *h, const git_oid *main_head, const git_oi
 	fixture__paths_clear(g);
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < h->m_tests.n; i++)
-		rc = fixture__truth_test(g, h->m_tests.v[i]);
+		rc = fixture__truth_test_via(g, h->m_tests.v[i], h->m_via.v[i]);
 	free(g->paths);
 	g->paths = h->m_paths; /* the merge's paths are the side's: ownership moves to g */
 	g->npaths = h->m_npaths;
@@ -167,7 +177,7 @@ static int write_merge(struct fx_hist *h, const git_oid *main_head, const git_oi
 	snprintf(msg, sizeof(msg), "Merge branch 'side-%zu'\n", h->merges + 1);
 	rc = rc ? rc : fixture__commit(g, out, msg, parents, 2, h->index++);
 	rc = rc ? rc : fixture__hist_truth(h, out, parents, 2);
-	h->m_tests.n = 0;
+	h->m_tests.n = h->m_via.n = 0;
 	h->m_fallback = h->m_all = 0;
 	buf_reset(&h->m_edited);
 	h->merges++;
@@ -212,8 +222,7 @@ static int render_all(struct fx_gen *g)
 		rc = rc ? rc : fixture__file_set_text(g, g->mods[i].path);
 	}
 	for (uint32_t i = 0; !rc && i < g->ntfiles; i++) {
-		rc = fixture__render_tfile(g, i);
-		rc = rc ? rc : fixture__file_set_text(g, g->tfiles[i].path);
+		rc = fixture__write_tfile(g, i);
 	}
 	for (uint32_t i = 0; !rc && i < g->ncpp; i++) {
 		fixture__cpp_path(path, sizeof(path), i);
@@ -229,6 +238,8 @@ static int render_all(struct fx_gen *g)
 	rc = rc ? rc : fixture__file_set_text(g, "aten/src/ATen/native/native_functions.yaml");
 	rc = rc ? rc : fixture__render_decomp(g);
 	rc = rc ? rc : fixture__file_set_text(g, "torch/_decomp/decompositions.py");
+	rc = rc ? rc : fixture__render_native(g);
+	rc = rc ? rc : fixture__file_set_text(g, "torch/_C/_VariableFunctions.py");
 	rc = rc ? rc : fixture__render_specs(g);
 	rc = rc ? rc : fixture__file_set_text(g, "spyre/specs/upstream_tests.yaml");
 	return rc ? rc : fixture__write_static(g);
@@ -392,7 +403,9 @@ int selector_fixture_generate(const struct selector_fixture_opts *o,
 	git_libgit2_init();
 	/* every object we reference was just written: skip libgit2's existence checks */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
-	struct fx_gen g = { .sc = scales[o->scale], .rng = { o->seed ^ 0x5eed5eed5eedULL } };
+	struct fx_gen g = { .sc = scales[o->scale],
+			    .rng = { o->seed ^ 0x5eed5eed5eedULL },
+			    .shapes_all = !o->shapes_basic };
 	g.v_init = g.v_conftest = g.v_run_test = g.v_common = 1;
 	for (int i = 0; i < 4; i++)
 		g.v_build[i] = g.v_docs[i] = 1;
@@ -411,6 +424,7 @@ int selector_fixture_generate(const struct selector_fixture_opts *o,
 		free(h.m_paths[i]);
 	free(h.m_paths);
 	fixture__vec_free(&h.m_tests);
+	fixture__vec_free(&h.m_via);
 	buf_finish(&h.edited);
 	buf_finish(&h.line);
 	buf_finish(&h.m_edited);

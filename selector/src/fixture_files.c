@@ -103,32 +103,96 @@ int fixture__write_doc_or_bin(struct fx_gen *g, int bin, int i)
 	return bin ? write_binary(g, i & 1) : write_docs(g, i & 3);
 }
 
+/* The test utilities as small stand-ins that behave as PyTorch's do where a test can tell:
+ * instantiate_device_type_tests writes <Class>CPU with test_x_cpu_float32 (and, for @ops,
+ * test_x_<op>_cpu_float32) methods and removes the generic class, OpInfo runs its op and its
+ * sample_inputs function. Each instantiated test names its template in `template`. */
+static const char device_type_py[] =
+    "\"\"\"Device-generic test classes (a stand-in).\"\"\"\nimport functools\n\nimport torch\n\n\n"
+    "def _instantiate(fn, template, args):\n    @functools.wraps(fn)\n"
+    "    def instantiated_test(self):\n        return fn(self, *args)\n\n"
+    "    instantiated_test.template = template\n    return instantiated_test\n\n\n"
+    "def _variants(name, fn):\n    dts = getattr(fn, 'dtypes', None)\n"
+    "    op_list = getattr(fn, 'op_list', None)\n    if op_list is not None:\n"
+    "        for op in op_list:\n            for dt in dts or (torch.float32,):\n"
+    "                yield f'{name}_{op.name}_cpu_{dt.name}', ('cpu', dt, op)\n"
+    "    elif dts:\n        for dt in dts:\n"
+    "            yield f'{name}_cpu_{dt.name}', ('cpu', dt)\n    else:\n"
+    "        yield f'{name}_cpu', ('cpu',)\n\n\n"
+    "def instantiate_device_type_tests(generic_test_class, scope, except_for=None, "
+    "only_for=None):\n    generic = generic_test_class.__name__\n    del scope[generic]\n"
+    "    members = dict(generic_test_class.__dict__)\n"
+    "    for name in dir(generic_test_class):\n        if not name.startswith('test'):\n"
+    "            continue\n        fn = getattr(generic_test_class, name)\n"
+    "        members[name] = None  # the template itself is no test\n"
+    "        for inst, args in _variants(name, fn):\n"
+    "            members[inst] = _instantiate(fn, (generic, name), args)\n"
+    "    cls = type(generic + 'CPU', generic_test_class.__bases__, members)\n"
+    "    scope[cls.__name__] = cls\n\n\n"
+    "def dtypes(*args):\n    def decorate(fn):\n        fn.dtypes = args\n        return fn\n\n"
+    "    return decorate\n\n\n"
+    "def ops(op_list, dtypes=None):\n    def decorate(fn):\n        fn.op_list = list(op_list)\n"
+    "        return fn\n\n    return decorate\n\n\n"
+    "def toleranceOverride(d):\n    return d\n\n\ndef tol(atol, rtol):\n    return (atol, rtol)\n";
+
+static const char opinfo_core_py[] =
+    "\"\"\"OpInfo and its kin (a stand-in).\"\"\"\nimport torch\n\n\nclass SampleInput:\n"
+    "    def __init__(self, input, args=(), kwargs=None):\n        self.input = input\n"
+    "        self.args = args\n        self.kwargs = kwargs or {}\n\n\n"
+    "def _reference(x, *args, **kwargs):\n    return x\n\n\nclass _NumpyStandIn:\n"
+    "    def __getattr__(self, name):\n        return _reference\n\n\n"
+    "numpy_stand_in = _NumpyStandIn()\n\n\nclass OpInfo:\n"
+    "    def __init__(self, name, *, op=None, ref=None, sample_inputs_func=None, dtypes=None,\n"
+    "                 decorators=(), **kwargs):\n        self.name = name\n        self.op = op\n"
+    "        self.ref = ref\n        self.sample_inputs_func = sample_inputs_func\n"
+    "        self.dtypes = dtypes\n        self.decorators = decorators\n\n"
+    "    def __call__(self, *args, **kwargs):\n"
+    "        op = self.op if self.op is not None else getattr(torch, self.name)\n"
+    "        return op(*args, **kwargs)\n\n"
+    "    def sample_inputs(self, device, dtype, requires_grad=False, **kwargs):\n"
+    "        return self.sample_inputs_func(self, device, dtype, requires_grad, **kwargs)\n\n\n"
+    "class UnaryUfuncInfo(OpInfo):\n    pass\n\n\nclass BinaryUfuncInfo(OpInfo):\n    pass\n\n\n"
+    "class ReductionOpInfo(OpInfo):\n    pass\n";
+
+static const char ops_py[] =
+    "\"\"\"torch._ops: aten.<name> op packets (a stand-in).\"\"\"\n\n\nclass OpOverloadPacket:\n"
+    "    def __init__(self, name):\n        self.name = name\n\n"
+    "    def __call__(self, *args, **kwargs):\n        import torch\n\n"
+    "        return getattr(torch, self.name)(*args, **kwargs)\n\n\nclass _OpNamespace:\n"
+    "    def __getattr__(self, name):\n        if name.startswith('_'):\n"
+    "            raise AttributeError(name)\n        return OpOverloadPacket(name)\n\n\n"
+    "class _Ops:\n    aten = _OpNamespace()\n\n\nops = _Ops()\n";
+
+static const char decomp_init_py[] =
+    "\"\"\"torch._decomp: decompositions, run by the native op they decompose.\"\"\"\n"
+    "import torch._ops  # noqa: F401 (aten.<name>)\nfrom torch._C import _VariableFunctions\n\n\n"
+    "def register_decomposition(op):\n    def register(fn):\n"
+    "        _VariableFunctions._DECOMPS[op.name] = fn\n        return fn\n\n    return register\n";
+
+static const char testing_init_py[] =
+    "\"\"\"torch.testing.\"\"\"\n\n\ndef make_tensor(*shape, device=None, dtype=None, low=None, "
+    "high=None,\n                requires_grad=False):\n    import torch\n\n"
+    "    return torch.randn(4, 4, device=device, dtype=dtype)\n";
+
 static int write_testing(struct fx_gen *g)
 {
-	int rc = put(g, "torch/testing/_internal/common_device_type.py",
-		     "\"\"\"Device-generic test classes.\"\"\"\nimport torch\n\n\n"
-		     "def instantiate_device_type_tests(cls, scope, except_for=None):\n"
-		     "    scope[cls.__name__ + 'CPU'] = cls\n\n\ndef dtypes(*args):\n"
-		     "    return lambda f: f\n\n\ndef ops(op_list, dtypes=None):\n"
-		     "    return lambda f: f\n\n\ndef toleranceOverride(d):\n    return d\n\n\n"
-		     "def tol(atol, rtol):\n    return (atol, rtol)\n");
+	int rc = put(g, "torch/testing/_internal/common_device_type.py", "%s", device_type_py);
 	rc = rc ? rc
 		: put(g, "torch/testing/_internal/common_dtype.py",
 		      "import torch\n\n\ndef floating_types():\n"
 		      "    return (torch.float32, torch.float64)\n");
-	rc = rc ? rc
-		: put(g, "torch/testing/_internal/opinfo/core.py",
-		      "\"\"\"OpInfo and its kin.\"\"\"\n\n\nclass OpInfo:\n"
-		      "    def __init__(self, name, **kwargs):\n        self.name = name\n\n\n"
-		      "class UnaryUfuncInfo(OpInfo):\n    pass\n\n\n"
-		      "class BinaryUfuncInfo(OpInfo):\n    pass\n\n\n"
-		      "class ReductionOpInfo(OpInfo):\n    pass\n");
+	rc = rc ? rc : put(g, "torch/testing/_internal/opinfo/core.py", "%s", opinfo_core_py);
 	rc = rc ? rc : put(g, "torch/testing/_internal/opinfo/__init__.py", "\n");
 	rc = rc ? rc : put(g, "torch/testing/_internal/__init__.py", "\n");
-	rc = rc ? rc : put(g, "torch/testing/__init__.py", "\"\"\"torch.testing.\"\"\"\n");
 	rc = rc ? rc
-		: put(g, "torch/_decomp/__init__.py",
-		      "\n\ndef register_decomposition(op):\n    return lambda f: f\n");
+		: put(g, "torch/testing/_internal/test_helpers/__init__.py",
+		      "\"\"\"Helpers that test files import.\"\"\"\n");
+	rc = rc ? rc : put(g, "torch/testing/__init__.py", "%s", testing_init_py);
+	rc = rc ? rc : put(g, "torch/_decomp/__init__.py", "%s", decomp_init_py);
+	rc = rc ? rc : put(g, "torch/_ops.py", "%s", ops_py);
+	rc = rc ? rc
+		: put(g, "torch/_C/__init__.py",
+		      "\"\"\"torch._C: the native extension (a pure-Python stand-in).\"\"\"\n");
 	if (rc)
 		return rc;
 	buf_reset(&g->text);

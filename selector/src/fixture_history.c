@@ -132,8 +132,7 @@ static int edit_test(struct fx_hist *h, int kind)
 		rc = rc ? rc : fixture__truth_test(g, t);
 		rc = rc ? rc : test_edited(h, t);
 	}
-	rc = rc ? rc : fixture__render_tfile(g, f);
-	return rc ? rc : fixture__file_set_text(g, g->tfiles[f].path);
+	return rc ? rc : fixture__write_tfile(g, f);
 }
 
 static int edit_op(struct fx_hist *h, int kind)
@@ -158,7 +157,7 @@ static int edit_op(struct fx_hist *h, int kind)
 		/* an OpInfo entry only matters to the tests parametrised over it */
 		for (uint32_t k = 0; !rc && k < g->ops_tests.n; k++)
 			if (fixture__test_covers_op(g, &g->tests[g->ops_tests.v[k]], o))
-				rc = fixture__truth_test(g, g->ops_tests.v[k]);
+				rc = fixture__truth_test_via(g, g->ops_tests.v[k], FX_BIT_NATIVE);
 	} else {
 		if (kind == K_YAML) {
 			op->v_yaml++;
@@ -226,8 +225,7 @@ static int rerender_importers(struct fx_gen *g, uint32_t m)
 		}
 		for (uint32_t k = 0; !rc && k < n->users.n; k++) {
 			uint32_t f = g->tests[n->users.v[k]].file;
-			rc = fixture__render_tfile(g, f);
-			rc = rc ? rc : fixture__file_set_text(g, g->tfiles[f].path);
+			rc = fixture__write_tfile(g, f);
 		}
 	}
 	return rc;

@@ -15,6 +15,7 @@ struct fx_hist {
 	struct buf line;   /* the truth line being written */
 	/* a side branch's commits, collected for the truth of its merge */
 	struct fx_vec m_tests;
+	struct fx_vec m_via; /* shape bits of m_tests, parallel */
 	char **m_paths;
 	uint32_t m_npaths, m_cappaths;
 	struct buf m_edited;

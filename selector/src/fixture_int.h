@@ -47,6 +47,7 @@ struct fx_node {
 	uint32_t op; /* the native op the body calls, FX_NONE for none */
 	uint32_t version;
 	uint8_t kind, level, ncalls;
+	uint8_t api;           /* re-exported by torch/__init__.py as api_<index> */
 	struct fx_vec callers; /* nodes that call this one (a method: its class) */
 	struct fx_vec users;   /* tests that use this one directly */
 };
@@ -82,6 +83,34 @@ enum fx_opset {
 };
 enum fx_style { FX_STYLE_TORCH, FX_STYLE_F, FX_STYLE_FROM, FX_STYLE_DOTTED };
 
+/* The way a test reaches a function it uses: directly in its body, or through one of the shapes
+ * PyTorch's tests use (a helper in the test file or in torch/testing/_internal/, an aliased
+ * import, a re-export of torch/__init__.py, a helper method, a decorator, a partial, a lambda in
+ * a table, a nested function, a module-level constant, getattr with a computed name). */
+enum fx_via {
+	FX_VIA_DIRECT,
+	FX_VIA_HELPER,
+	FX_VIA_INTERNAL,
+	FX_VIA_ALIAS_FROM,
+	FX_VIA_ALIAS_MOD,
+	FX_VIA_REEXPORT,
+	FX_VIA_METHOD,
+	FX_VIA_DECORATOR,
+	FX_VIA_PARTIAL,
+	FX_VIA_LAMBDA,
+	FX_VIA_NESTED,
+	FX_VIA_CONST,
+	FX_VIA_GETATTR,
+	FX_VIA_COUNT
+};
+/* Shape bits of a truth edge: 1 << via, and these. */
+#define FX_BIT_INHERITED (1u << FX_VIA_COUNT)       /* the test is inherited from a mixin */
+#define FX_BIT_NATIVE    (1u << (FX_VIA_COUNT + 1)) /* through a native op or an @ops set */
+#define FX_BIT_TEST      (1u << (FX_VIA_COUNT + 2)) /* the test itself was edited or named */
+#define FX_SHAPE_BITS    (FX_VIA_COUNT + 3)
+const char *fixture__shape_name(unsigned bit); /* bit index 0 .. FX_SHAPE_BITS-1 */
+int fixture__shapes_append(struct buf *b, uint32_t mask, char sep);
+
 struct fx_test {
 	char name[FX_NAME_MAX];
 	uint32_t file;
@@ -91,6 +120,8 @@ struct fx_test {
 	uint32_t version;
 	uint8_t cls, kind, opset, nuses, nops, nlist, method_style, dtypes;
 	uint8_t style[FX_USES_MAX];
+	uint8_t via[FX_USES_MAX];
+	uint8_t inherited; /* written in a mixin class the test class inherits from */
 };
 
 #define FX_CLASSES_MAX 4
@@ -126,6 +157,7 @@ struct fx_dir {
 struct fx_gen {
 	struct fx_scale sc;
 	struct fx_rng rng;
+	int shapes_all; /* write every shape of enum fx_via, not only FX_VIA_DIRECT */
 	struct fx_node *nodes;
 	uint32_t nnodes;
 	struct fx_module *mods;
@@ -142,8 +174,9 @@ struct fx_gen {
 	uint32_t ncpp, added_tests, renames;
 	uint32_t v_init, v_build[4], v_conftest, v_run_test, v_common, v_docs[4], v_bin[2];
 	/* marks for the truth computations, stamped with an epoch to avoid clearing */
-	uint32_t *node_mark, *test_mark, epoch;
+	uint32_t *node_mark, *test_mark, *test_slot, epoch;
 	struct fx_vec affected;
+	struct fx_vec affected_via; /* shape bits of each affected test, parallel */
 	uint8_t affected_all;
 	/* git */
 	git_repository *repo;
@@ -169,7 +202,9 @@ void fixture__truth_begin(struct fx_gen *g);
 int fixture__truth_node(struct fx_gen *g, uint32_t node);
 int fixture__truth_op(struct fx_gen *g, uint32_t op);
 int fixture__truth_file(struct fx_gen *g, uint32_t tfile);
-int fixture__truth_test(struct fx_gen *g, uint32_t t);
+int fixture__truth_test(struct fx_gen *g, uint32_t t); /* FX_BIT_TEST */
+int fixture__truth_test_via(struct fx_gen *g, uint32_t t, uint32_t bits);
+uint32_t fixture__test_bits(const struct fx_test *t);
 int fixture__test_id(struct fx_gen *g, struct buf *b, uint32_t t);
 const char *fixture__opset_name(uint8_t set);
 int fixture__test_covers_op(const struct fx_gen *g, const struct fx_test *t, uint32_t op);
@@ -178,6 +213,10 @@ int fixture__test_covers_op(const struct fx_gen *g, const struct fx_test *t, uin
 int fixture__render_module(struct fx_gen *g, uint32_t m);
 int fixture__render_init(struct fx_gen *g);
 int fixture__render_tfile(struct fx_gen *g, uint32_t f);
+int fixture__render_helpers(struct fx_gen *g, uint32_t f); /* its torch/testing/_internal/ part */
+int fixture__helpers_path(const struct fx_gen *g, char *out, size_t cap, uint32_t f);
+int fixture__write_tfile(struct fx_gen *g, uint32_t f); /* both, rendered and set */
+int fixture__render_native(struct fx_gen *g);           /* torch/_C/_VariableFunctions.py */
 int fixture__render_yaml(struct fx_gen *g);
 int fixture__render_cpp(struct fx_gen *g, uint32_t file);
 int fixture__render_decomp(struct fx_gen *g);

@@ -166,6 +166,10 @@ static int build_modules(struct fx_gen *g)
 		m->version = 1;
 		m->orphan = i > 0 && fixture__below(r, 100) < 3;
 		m->first = g->nnodes;
+		/* one call level per module: imports then only go down (level L to L-1), so that
+		 * importing torch nests at most FX_LEVELS modules deep, cycles or not */
+		uint8_t level =
+		    m->functional ? FX_LEVELS - 1 : (uint8_t)fixture__below(r, FX_LEVELS);
 		uint32_t nf = m->functional ? g->sc.funcs_per_module * 5 : g->sc.funcs_per_module;
 		for (uint32_t k = 0; k < nf; k++) {
 			struct fx_node *n = &g->nodes[g->nnodes];
@@ -174,9 +178,10 @@ static int build_modules(struct fx_gen *g)
 			n->cls = FX_NONE;
 			n->op = FX_NONE;
 			n->version = 1;
-			n->level = (uint8_t)fixture__below(r, FX_LEVELS);
+			n->level = level;
 			snprintf(n->name, sizeof(n->name), "%s_%u",
 				 words[(g->nnodes / 7) % NELEMS(words)], g->nnodes);
+			n->api = g->shapes_all && !m->functional && g->nnodes % 8 == 3;
 			if (!m->orphan && fixture__vec_push(&g->by_level[n->level], g->nnodes))
 				return ERR_NOMEM;
 			g->nnodes++;
@@ -201,7 +206,7 @@ static int build_modules(struct fx_gen *g)
 				mm->cls = c;
 				mm->op = FX_NONE;
 				mm->version = 1;
-				mm->level = (uint8_t)(k ? FX_LEVELS - 1 : 0);
+				mm->level = (uint8_t)(k ? level : 0);
 				snprintf(mm->name, sizeof(mm->name), "%s", meth[k]);
 				g->nodes[c].calls[g->nodes[c].ncalls++] = g->nnodes;
 				g->nnodes++;
@@ -261,6 +266,31 @@ static int node_usable(const struct fx_gen *g, uint32_t i)
 	return n->kind != FX_METHOD && !m->orphan && !m->deleted;
 }
 
+/* The shape through which a test reaches node c, in rough proportion to PyTorch's tests: most
+ * calls are direct, helpers in the test file come next, the rarer shapes after them. Per mille. */
+static uint8_t pick_via(struct fx_gen *g, uint32_t c)
+{
+	static const uint16_t w[FX_VIA_COUNT] = {
+		[FX_VIA_DIRECT] = 480,    [FX_VIA_HELPER] = 140,   [FX_VIA_INTERNAL] = 50,
+		[FX_VIA_ALIAS_FROM] = 50, [FX_VIA_ALIAS_MOD] = 40, [FX_VIA_REEXPORT] = 40,
+		[FX_VIA_METHOD] = 60,     [FX_VIA_DECORATOR] = 20, [FX_VIA_PARTIAL] = 20,
+		[FX_VIA_LAMBDA] = 30,     [FX_VIA_NESTED] = 30,    [FX_VIA_CONST] = 20,
+		[FX_VIA_GETATTR] = 20,
+	};
+	uint32_t x = fixture__below(&g->rng, 1000), acc = 0;
+	uint8_t v = FX_VIA_DIRECT;
+	for (uint8_t k = 0; k < FX_VIA_COUNT; k++) {
+		acc += w[k];
+		if (x < acc) {
+			v = k;
+			break;
+		}
+	}
+	if (v == FX_VIA_REEXPORT && !g->nodes[c].api)
+		v = FX_VIA_DIRECT; /* only what torch/__init__.py re-exports */
+	return v;
+}
+
 /* Chooses what test t uses (functions, classes, ops, @ops set) and records it in the reverse
  * lists. Called for new tests and when a test's body is rewritten. */
 int fixture__test_set_uses(struct fx_gen *g, uint32_t ti)
@@ -283,6 +313,7 @@ int fixture__test_set_uses(struct fx_gen *g, uint32_t ti)
 				     : s < 2       ? FX_STYLE_TORCH
 				     : s == 2      ? FX_STYLE_FROM
 						   : FX_STYLE_DOTTED;
+		t->via[t->nuses] = g->shapes_all ? pick_via(g, c) : FX_VIA_DIRECT;
 		t->uses[t->nuses++] = c;
 		if (fixture__vec_push(&g->nodes[c].users, ti))
 			return ERR_NOMEM;
@@ -308,14 +339,17 @@ int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind
 		uint32_t cap = g->captests ? g->captests * 2 : 1024;
 		struct fx_test *t = realloc(g->tests, (size_t)cap * sizeof(*t));
 		uint32_t *mk = realloc(g->test_mark, (size_t)cap * sizeof(*mk));
+		uint32_t *sl = realloc(g->test_slot, (size_t)cap * sizeof(*sl));
 		char **ids = realloc(g->test_ids, (size_t)cap * sizeof(*ids));
 		if (t)
 			g->tests = t;
 		if (mk)
 			g->test_mark = mk;
+		if (sl)
+			g->test_slot = sl;
 		if (ids)
 			g->test_ids = ids;
-		if (!t || !mk || !ids)
+		if (!t || !mk || !sl || !ids)
 			return err_set(ERR_NOMEM, "fixture: out of memory for %u tests", cap);
 		memset(g->test_mark + g->captests, 0, (size_t)(cap - g->captests) * sizeof(*mk));
 		memset(g->test_ids + g->captests, 0, (size_t)(cap - g->captests) * sizeof(*ids));
@@ -331,6 +365,7 @@ int fixture__test_add(struct fx_gen *g, uint32_t file, uint8_t cls, uint8_t kind
 	t->kind = kind;
 	t->version = 1;
 	t->dtypes = kind != FX_TEST_PLAIN && fixture__below(r, 2);
+	t->inherited = g->shapes_all && fixture__below(r, 100) < 8;
 	snprintf(t->name, sizeof(t->name), "test_%s_%u", words[fixture__below(r, NELEMS(words))],
 		 f->tests.n);
 	if (kind == FX_TEST_OPS) {
@@ -468,6 +503,8 @@ void fixture__model_free(struct fx_gen *g)
 	free(g->tfiles);
 	free(g->node_mark);
 	free(g->test_mark);
+	free(g->test_slot);
+	fixture__vec_free(&g->affected_via);
 }
 
 /* ---- ground truth ---- */
@@ -480,15 +517,67 @@ void fixture__truth_begin(struct fx_gen *g)
 		g->epoch = 1;
 	}
 	g->affected.n = 0;
+	g->affected_via.n = 0;
 	g->affected_all = 0;
+}
+
+uint32_t fixture__test_bits(const struct fx_test *t)
+{
+	return t->inherited ? FX_BIT_INHERITED : 0;
+}
+
+/* Test t is affected through the shapes `bits` (ORed into what it had in this epoch). */
+int fixture__truth_test_via(struct fx_gen *g, uint32_t t, uint32_t bits)
+{
+	bits |= fixture__test_bits(&g->tests[t]);
+	if (g->test_mark[t] == g->epoch) {
+		g->affected_via.v[g->test_slot[t]] |= bits;
+		return 0;
+	}
+	g->test_mark[t] = g->epoch;
+	g->test_slot[t] = g->affected.n;
+	if (fixture__vec_push(&g->affected, t))
+		return ERR_NOMEM;
+	return fixture__vec_push(&g->affected_via, bits);
 }
 
 int fixture__truth_test(struct fx_gen *g, uint32_t t)
 {
-	if (g->test_mark[t] == g->epoch)
-		return 0;
-	g->test_mark[t] = g->epoch;
-	return fixture__vec_push(&g->affected, t);
+	return fixture__truth_test_via(g, t, FX_BIT_TEST);
+}
+
+/* The shape bits of test ti's uses of node n (a test may use one node twice). */
+static uint32_t use_bits(const struct fx_gen *g, uint32_t ti, uint32_t n)
+{
+	const struct fx_test *t = &g->tests[ti];
+	uint32_t bits = 0;
+	for (int k = 0; k < t->nuses; k++)
+		if (t->uses[k] == n)
+			bits |= 1u << t->via[k];
+	return bits ? bits : 1u << FX_VIA_DIRECT;
+}
+
+static const char *const shape_names[FX_SHAPE_BITS] = {
+	"direct",        "helper",    "internal_helper", "alias_from",   "alias_module", "reexport",
+	"helper_method", "decorator", "partial",         "lambda_table", "nested",       "constant",
+	"computed_name", "inherited", "native_op",       "test_edit",
+};
+
+const char *fixture__shape_name(unsigned bit)
+{
+	return bit < FX_SHAPE_BITS ? shape_names[bit] : "?";
+}
+
+int fixture__shapes_append(struct buf *b, uint32_t mask, char sep)
+{
+	int rc = 0, first = 1;
+	for (unsigned k = 0; !rc && k < FX_SHAPE_BITS; k++)
+		if (mask & (1u << k)) {
+			rc = first ? 0 : buf_append_char(b, sep);
+			rc = rc ? rc : buf_append_str(b, shape_names[k]);
+			first = 0;
+		}
+	return rc;
 }
 
 /* Every test that reaches `node` through calls (callers, their callers, ...). */
@@ -500,9 +589,11 @@ int fixture__truth_node(struct fx_gen *g, uint32_t node)
 	int rc = fixture__vec_push(&stack, node);
 	g->node_mark[node] = g->epoch;
 	while (!rc && stack.n) {
-		const struct fx_node *n = &g->nodes[stack.v[--stack.n]];
+		uint32_t ni = stack.v[--stack.n];
+		const struct fx_node *n = &g->nodes[ni];
 		for (uint32_t k = 0; !rc && k < n->users.n; k++)
-			rc = fixture__truth_test(g, n->users.v[k]);
+			rc = fixture__truth_test_via(g, n->users.v[k],
+						     use_bits(g, n->users.v[k], ni));
 		for (uint32_t k = 0; !rc && k < n->callers.n; k++) {
 			uint32_t c = n->callers.v[k];
 			if (g->node_mark[c] != g->epoch) {
@@ -543,12 +634,12 @@ int fixture__truth_op(struct fx_gen *g, uint32_t op)
 	const struct fx_op *o = &g->ops[op];
 	int rc = 0;
 	for (uint32_t k = 0; !rc && k < o->users.n; k++)
-		rc = fixture__truth_test(g, o->users.v[k]);
+		rc = fixture__truth_test_via(g, o->users.v[k], FX_BIT_NATIVE);
 	for (uint32_t k = 0; !rc && k < o->nodes.n; k++)
 		rc = fixture__truth_node(g, o->nodes.v[k]);
 	for (uint32_t k = 0; !rc && k < g->ops_tests.n; k++)
 		if (fixture__test_covers_op(g, &g->tests[g->ops_tests.v[k]], op))
-			rc = fixture__truth_test(g, g->ops_tests.v[k]);
+			rc = fixture__truth_test_via(g, g->ops_tests.v[k], FX_BIT_NATIVE);
 	return rc;
 }
 

@@ -91,15 +91,6 @@ int fixture__render_module(struct fx_gen *g, uint32_t mi)
 	buf_reset(&g->text);
 	P("\"\"\"%s: a synthetic module of the generated upstream.\"\"\"\n", m->dotted);
 	P("import torch\n");
-	for (uint32_t i = m->first; i < m->first + m->n; i++) {
-		const struct fx_node *n = &g->nodes[i];
-		if (n->kind == FX_CLASS)
-			continue;
-		for (int c = 0; c < n->ncalls; c++)
-			if (!imported_before(g, m, i, c))
-				P("from %s import %s\n", node_mod_dotted(g, n->calls[c]),
-				  g->nodes[n->calls[c]].name);
-	}
 	P("\n_MODULE_REV = %u\n", m->version);
 	for (uint32_t i = m->first; i < m->first + m->n; i++) {
 		const struct fx_node *n = &g->nodes[i];
@@ -120,6 +111,23 @@ int fixture__render_module(struct fx_gen *g, uint32_t mi)
 				return ERR_LIMIT;
 			P("        return t * self.scale\n");
 		}
+	}
+	/* Imports after the definitions, as PyTorch does where modules import each other: when a
+	 * cycle comes back here, every name it asks for is already defined. */
+	int first = 1;
+	for (uint32_t i = m->first; i < m->first + m->n; i++) {
+		const struct fx_node *n = &g->nodes[i];
+		if (n->kind == FX_CLASS)
+			continue;
+		for (int c = 0; c < n->ncalls; c++)
+			if (!imported_before(g, m, i, c)) {
+				if (first)
+					P("\n\n# imported last: these modules import this one "
+					  "too\n");
+				first = 0;
+				P("from %s import %s  # noqa: E402\n",
+				  node_mod_dotted(g, n->calls[c]), g->nodes[n->calls[c]].name);
+			}
 	}
 	return 0;
 }
@@ -144,136 +152,14 @@ int fixture__render_init(struct fx_gen *g)
 			}
 		P("\n");
 	}
-	return 0;
-}
-
-static int render_use(struct fx_gen *g, const struct fx_test *t, int k)
-{
-	const struct fx_node *n = &g->nodes[t->uses[k]];
-	char ref[FX_PATH_MAX + FX_NAME_MAX + 2];
-	switch (t->style[k]) {
-	case FX_STYLE_F:
-		snprintf(ref, sizeof(ref), "F.%s", n->name);
-		break;
-	case FX_STYLE_FROM:
-		snprintf(ref, sizeof(ref), "%s", n->name);
-		break;
-	case FX_STYLE_DOTTED:
-		snprintf(ref, sizeof(ref), "%s.%s", g->mods[n->mod].dotted, n->name);
-		break;
-	default:
-		snprintf(ref, sizeof(ref), "torch.%s", n->name);
+	P("\n# the public API under other names\n");
+	for (uint32_t i = 0; i < g->nnodes; i++) {
+		const struct fx_node *n = &g->nodes[i];
+		const struct fx_module *m = &g->mods[n->mod];
+		if (n->api && !m->orphan && !m->deleted)
+			P("from %s import %s as api_%u\n", m->dotted, n->name, i);
 	}
-	if (n->kind == FX_CLASS)
-		P("        m%d = %s()\n        y = m%d.forward(y)\n", k, ref, k);
-	else
-		P("        y = %s(y)\n", ref);
-	return 0;
-}
-
-static int render_test(struct fx_gen *g, const struct fx_test *t)
-{
-	P("\n");
-	if (t->dtypes)
-		P("    @dtypes(torch.float32, torch.float16)\n");
-	if (t->kind == FX_TEST_OPS) {
-		if (t->opset == FX_SET_LIST) {
-			P("    @ops([op for op in op_db if op.name in ('%s'",
-			  g->ops[t->list_ops[0]].name);
-			if (t->nlist > 1)
-				P(", '%s'", g->ops[t->list_ops[1]].name);
-			P(")])\n");
-		} else {
-			P("    @ops(%s)\n", fixture__opset_name(t->opset));
-		}
-		P("    def %s(self, device, dtype, op):\n", t->name);
-	} else if (t->kind == FX_TEST_DEVICE) {
-		P("    def %s(self, device%s):\n", t->name, t->dtypes ? ", dtype" : "");
-	} else {
-		P("    def %s(self):\n", t->name);
-	}
-	P("        k = %u\n", t->version);
-	if (t->kind == FX_TEST_PLAIN)
-		P("        x = torch.randn(4, 4) * k\n");
-	else
-		P("        x = torch.randn(4, 4, device=device%s) * k\n",
-		  t->dtypes ? ", dtype=dtype" : "");
-	P("        y = x\n");
-	for (int k = 0; k < t->nuses; k++)
-		if (render_use(g, t, k))
-			return ERR_LIMIT;
-	for (int k = 0; k < t->nops; k++) {
-		const struct fx_op *o = &g->ops[t->ops[k]];
-		if (t->method_style)
-			P("        y = y.%s(%s)\n", o->name,
-			  o->kind == FX_OP_BINARY      ? "x"
-			  : o->kind == FX_OP_REDUCTION ? "dim=-1"
-						       : "");
-		else
-			P("        y = torch.%s(%s)\n", o->name,
-			  o->kind == FX_OP_BINARY      ? "y, x"
-			  : o->kind == FX_OP_REDUCTION ? "y, dim=-1"
-						       : "y");
-	}
-	if (t->kind == FX_TEST_OPS) {
-		P("        for sample in op.sample_inputs(device, dtype):\n");
-		P("            out = op(sample.input, *sample.args, **sample.kwargs)\n");
-		P("            self.assertEqual(out, op.ref(sample.input), atol=_TOL, rtol=0)\n");
-	}
-	P("        self.assertEqual(y.shape, y.shape, atol=_TOL, rtol=0)\n");
-	return 0;
-}
-
-static int render_test_imports(struct fx_gen *g, const struct fx_tfile *f)
-{
-	for (uint32_t i = 0; i < f->tests.n; i++) {
-		const struct fx_test *t = &g->tests[f->tests.v[i]];
-		for (int k = 0; k < t->nuses; k++) {
-			const struct fx_node *n = &g->nodes[t->uses[k]];
-			if (t->style[k] == FX_STYLE_FROM)
-				P("from %s import %s\n", g->mods[n->mod].dotted, n->name);
-			else if (t->style[k] == FX_STYLE_DOTTED)
-				P("import %s\n", g->mods[n->mod].dotted);
-		}
-	}
-	return 0;
-}
-
-int fixture__render_tfile(struct fx_gen *g, uint32_t fi)
-{
-	const struct fx_tfile *f = &g->tfiles[fi];
-	buf_reset(&g->text);
-	P("# Owner(s): [\"module: %s\"]\n", f->stem);
-	P("import torch\nimport torch.nn.functional as F\n");
-	P("from torch.testing._internal.common_utils import TestCase, run_tests\n");
-	P("from torch.testing._internal.common_device_type import (\n"
-	  "    dtypes,\n    instantiate_device_type_tests,\n    ops,\n)\n");
-	P("from torch.testing._internal.common_methods_invocations import (\n"
-	  "    binary_ufuncs,\n    op_db,\n    reduction_ops,\n    unary_ufuncs,\n)\n");
-	if (render_test_imports(g, f))
-		return ERR_LIMIT;
-	P("\n_TOL = 1e-05 * %u\n", f->version);
-	for (uint8_t c = 0; c < f->nclasses; c++) {
-		if (c)
-			P("\n\nclass Test%s_%u(TestCase):\n", f->stem, c);
-		else
-			P("\n\nclass Test%s(TestCase):\n", f->stem);
-		P("    \"\"\"%s tests.\"\"\"\n", f->device[c] ? "Device-generic" : "Plain");
-		for (uint32_t i = 0; i < f->tests.n; i++) {
-			const struct fx_test *t = &g->tests[f->tests.v[i]];
-			if (t->cls == c && render_test(g, t))
-				return ERR_LIMIT;
-		}
-		if (f->device[c]) {
-			if (c)
-				P("\n\ninstantiate_device_type_tests(Test%s_%u, globals())\n",
-				  f->stem, c);
-			else
-				P("\n\ninstantiate_device_type_tests(Test%s, globals())\n",
-				  f->stem);
-		}
-	}
-	P("\n\nif __name__ == \"__main__\":\n    run_tests()\n");
+	P("\nfrom torch._decomp import decompositions as _decompositions  # registers them\n");
 	return 0;
 }
 
@@ -321,6 +207,39 @@ int fixture__render_cpp(struct fx_gen *g, uint32_t file)
 	return 0;
 }
 
+/* torch._C._VariableFunctions: the native ops as plain Python, so that the upstream runs without
+ * the real torch. Each op runs its decomposition when one is registered; a kernel or a YAML
+ * entry of op X is, at run time, this module's function X. */
+int fixture__render_native(struct fx_gen *g)
+{
+	buf_reset(&g->text);
+	P("\"\"\"torch._C._VariableFunctions: the native ops (a pure-Python stand-in).\"\"\"\n");
+	P("import functools as _functools\n\n_DECOMPS = {}\n\n\n");
+	P("class dtype:\n    def __init__(self, name):\n        self.name = name\n\n"
+	  "    def __repr__(self):\n        return 'torch.' + self.name\n\n\n");
+	P("float16 = dtype('float16')\nfloat32 = dtype('float32')\nfloat64 = "
+	  "dtype('float64')\n\n\n");
+	P("def _value(x):\n    return x.value if isinstance(x, Tensor) else x\n\n\n");
+	P("class Tensor:\n    \"\"\"One number standing for a tensor.\"\"\"\n\n"
+	  "    __slots__ = ('value',)\n\n    def __init__(self, value=1.0):\n"
+	  "        self.value = _value(value)\n\n    def __mul__(self, other):\n"
+	  "        return Tensor(self.value * _value(other))\n\n    __rmul__ = __mul__\n\n"
+	  "    def __eq__(self, other):\n        return self.value == _value(other)\n\n"
+	  "    __hash__ = object.__hash__\n\n    @property\n    def shape(self):\n"
+	  "        return (4, 4)\n\n    def __getattr__(self, name):\n"
+	  "        fn = globals().get(name)\n        if name.startswith('_') or fn is None:\n"
+	  "            raise AttributeError(name)\n"
+	  "        return _functools.partial(fn, self)\n\n\n");
+	P("def randn(*size, device=None, dtype=None, requires_grad=False):\n"
+	  "    return Tensor(1.0)\n\n\n");
+	P("def _run(name, x):\n    d = _DECOMPS.get(name)\n"
+	  "    return d(x) if d is not None else x\n");
+	for (uint32_t i = 0; i < g->nops; i++)
+		P("\n\ndef %s(self, *args, **kwargs):\n    return _run('%s', self)\n",
+		  g->ops[i].name, g->ops[i].name);
+	return 0;
+}
+
 int fixture__render_decomp(struct fx_gen *g)
 {
 	buf_reset(&g->text);
@@ -345,25 +264,63 @@ static const char *info_class(uint8_t kind)
 	return n[kind & 3];
 }
 
+static const char *sample_args(uint8_t kind)
+{
+	switch (kind) {
+	case FX_OP_BINARY:
+		return "args=(make(),)";
+	case FX_OP_REDUCTION:
+		return "kwargs={'dim': -1}";
+	default:
+		return "";
+	}
+}
+
+/* One sample_inputs_<op> function per entry, as in common_methods_invocations.py. An edit of an
+ * op's entry changes both the entry (its tolerance) and its function, which the @ops tests over
+ * it run. */
+static int render_samples(struct fx_gen *g, uint32_t file)
+{
+	for (uint32_t i = 0; i < g->nops; i++) {
+		const struct fx_op *o = &g->ops[i];
+		if (!o->has_info || o->info_file != file)
+			continue;
+		P("\n\ndef sample_inputs_%s(op_info, device, dtype, requires_grad=False, "
+		  "**kwargs):\n",
+		  o->name);
+		P("    rev = %u\n", o->v_info);
+		P("    make = partial(make_tensor, device=device, dtype=dtype)\n");
+		P("    yield SampleInput(make() * rev%s%s)\n", o->kind == FX_OP_UNARY ? "" : ", ",
+		  sample_args(o->kind));
+	}
+	return 0;
+}
+
 int fixture__render_opinfo(struct fx_gen *g, uint32_t file)
 {
 	buf_reset(&g->text);
 	P("\"\"\"The op database%s (synthetic).\"\"\"\n", file ? " (one family)" : "");
-	P("from typing import List\n\nimport numpy as np\nimport torch\n");
+	P("from functools import partial\nfrom typing import List\n\nimport torch\n");
+	P("from torch.testing import make_tensor\n");
 	P("from torch.testing._internal.common_device_type import tol, toleranceOverride\n");
 	P("from torch.testing._internal.common_dtype import floating_types\n");
 	P("from torch.testing._internal.opinfo.core import (\n    BinaryUfuncInfo,\n    OpInfo,\n"
-	  "    ReductionOpInfo,\n    UnaryUfuncInfo,\n)\n");
+	  "    ReductionOpInfo,\n    SampleInput,\n    UnaryUfuncInfo,\n)\n\n");
+	P("try:\n    import numpy as np\nexcept ImportError:  # the references need only names\n"
+	  "    from torch.testing._internal.opinfo.core import numpy_stand_in as np\n");
 	if (file == 0)
 		P("from torch.testing._internal.opinfo.definitions import op_db as "
 		  "_definitions_op_db\n");
-	P("\nop_db: List[OpInfo] = [\n");
+	if (render_samples(g, file))
+		return ERR_LIMIT;
+	P("\n\nop_db: List[OpInfo] = [\n");
 	for (uint32_t i = 0; i < g->nops; i++) {
 		const struct fx_op *o = &g->ops[i];
 		if (!o->has_info || o->info_file != file)
 			continue;
 		P("    %s(\n        '%s',\n", info_class(o->kind), o->name);
 		P("        ref=np.%s,\n        dtypes=floating_types(),\n", o->name);
+		P("        sample_inputs_func=sample_inputs_%s,\n", o->name);
 		P("        decorators=(toleranceOverride({torch.float16: tol(atol=%ue-3, "
 		  "rtol=0)}),),\n",
 		  o->v_info);

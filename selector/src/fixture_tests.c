@@ -83,7 +83,17 @@ static int test_line(struct fx_gen *g, uint32_t ti, struct buf *b, struct buf *f
 		    t->nlist > 1 ? g->ops[t->list_ops[1]].name : "", t->nlist > 1 ? "\"" : "");
 	else if (!rc)
 		rc = set ? buf_appendf(b, "\"%s\"", set) : buf_append_str(b, "null");
-	return rc ? rc : buf_append_str(b, "}\n");
+	/* the shapes through which it reaches what it uses ("helper", "inherited", ...) */
+	uint32_t mask = fixture__test_bits(t);
+	for (int k = 0; k < t->nuses; k++)
+		mask |= 1u << t->via[k];
+	rc = rc ? rc : buf_append_str(b, ",\"shapes\":[");
+	for (unsigned k = 0, first = 1; !rc && k < FX_SHAPE_BITS; k++)
+		if (mask & (1u << k)) {
+			rc = buf_appendf(b, "%s\"%s\"", first ? "" : ",", fixture__shape_name(k));
+			first = 0;
+		}
+	return rc ? rc : buf_append_str(b, "]}\n");
 }
 
 int fixture__write_tests_jsonl(struct fx_gen *g, const char *path)

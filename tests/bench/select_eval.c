@@ -9,16 +9,26 @@
  *   selection ratio  selected eligible / eligible tests of the head catalog, over the commits
  *                    that did not fall back (mean and median);
  *   fallback         a commit whose truth says "fallback" must get the selector's fallback.
+ * When DIR/.ground_truth/commits_exec.jsonl is there (tests/tools/trace_tests.py truth writes it
+ * by running the tests under a profiler; --trace SCRIPT runs it after generating), recall is
+ * also measured against that execution truth. Both are broken down per shape: the way the
+ * truly affected test reached what changed (a direct call, a helper in the test file, an
+ * aliased import, ... as the generator records it in "affected_shapes"; "module_level" for an
+ * edge only the execution truth has: module-level code of the test file or of a module it
+ * imports changed).
  * Prints those, the time per commit and the peak RSS (getrusage); --json as one object. Never
- * asserts a time: exits 1 when recall < 99.5% or the mean ratio > 10% (correctness targets), or
- * on an error; 2 on bad usage. --smoke: scale small, every single commit. */
+ * asserts a time: exits 1 when a recall (overall or of one shape) < 99.5% or the mean ratio
+ * > 10% (correctness targets), or on an error; 2 on bad usage. --smoke: scale small, every
+ * single commit. --shapes basic: generate without the shapes beyond direct calls. */
 #include <ftw.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -33,17 +43,21 @@
 #include "testspecs/resolve.h"
 #include "testspecs/spec.h"
 
-#define TRUTH_MAX     (512u << 20) /* bytes of commits.jsonl */
-#define ELIG_SLOTS    (1u << 20)   /* eligibility memo: distinct test ids */
-#define MISSES_SHOWN  10
-#define RECALL_TARGET 0.995
-#define RATIO_TARGET  0.10
-#define EVAL_COMMITS  500
-#define EVAL_PATH_MAX 4096
-#define EVAL_DIR_MAX  3000 /* bytes of --repo, leaving room for the file names */
+#define TRUTH_MAX      (512u << 20) /* bytes of commits.jsonl */
+#define ELIG_SLOTS     (1u << 20)   /* eligibility memo: distinct test ids */
+#define MISSES_SHOWN   10
+#define RECALL_TARGET  0.995
+#define RATIO_TARGET   0.10
+#define EVAL_COMMITS   500
+#define EVAL_PATH_MAX  4096
+#define EVAL_DIR_MAX   3000 /* bytes of --repo, leaving room for the file names */
+#define SHAPES_MAX     32   /* distinct shape names in a truth */
+#define SHAPE_NAME_MAX 40
+
+extern char **environ;
 
 struct args {
-	const char *repo;
+	const char *repo, *trace, *shapes;
 	int commits;
 	int smoke, json;
 	uint64_t seed;
@@ -54,7 +68,15 @@ struct truth {
 	bool fallback, affected_all;
 	const char *line; /* its commits.jsonl line, parsed again only when it is evaluated */
 	size_t len;
-	json_t *obj; /* while it is evaluated */
+	const char *xline; /* its commits_exec.jsonl line, when traced */
+	size_t xlen;
+	json_t *obj, *xobj; /* while it is evaluated */
+};
+
+/* Affected tests and the selected ones among them, per shape. */
+struct shape_tab {
+	char name[SHAPES_MAX][SHAPE_NAME_MAX];
+	size_t n, aff[SHAPES_MAX], hit[SHAPES_MAX];
 };
 
 /* id -> eligible (1) or not (0), resolved once per distinct id. */
@@ -69,7 +91,9 @@ struct totals {
 	size_t affected_inelig, ratio_n, errors;
 	/* over the commits the selector did not answer with the fallback */
 	size_t nf_hits, nf_affected, nf_empty, head_eligible;
-	size_t s2_hits, s2_affected; /* stage 2's candidates against every affected test */
+	size_t s2_hits, s2_affected;          /* stage 2's candidates against every affected test */
+	size_t x_commits, x_hits, x_affected; /* against the execution truth */
+	struct shape_tab st_shapes, x_shapes;
 	double *ratios, seconds, max_seconds, sum_ratio;
 };
 
@@ -182,6 +206,103 @@ static size_t read_truth(const char *repo, char **data_out, struct truth **out)
 	return n;
 }
 
+static int cmp_truth_id(const void *a, const void *b)
+{
+	return strcmp((*(const struct truth *const *)a)->id, (*(const struct truth *const *)b)->id);
+}
+
+/* Attaches each line of commits_exec.jsonl (when the file is there) to its commit. */
+static size_t read_exec(const char *repo, struct truth *v, size_t n, char **data_out)
+{
+	char path[EVAL_PATH_MAX], *data = NULL;
+	size_t len = 0, found = 0;
+	snprintf(path, sizeof path, "%.*s/.ground_truth/commits_exec.jsonl", EVAL_DIR_MAX, repo);
+	*data_out = NULL;
+	if (access(path, R_OK) != 0)
+		return 0;
+	if (fs_read_file(&data, &len, path, TRUTH_MAX) < 0)
+		die(path);
+	struct truth **idx = malloc((n + 1) * sizeof *idx);
+	if (!idx)
+		die("exec index");
+	for (size_t i = 0; i < n; i++)
+		idx[i] = &v[i];
+	qsort(idx, n, sizeof *idx, cmp_truth_id);
+	for (char *p = data, *nl; p < data + len; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(data + len - p));
+		if (!nl)
+			nl = data + len;
+		if (nl == p)
+			continue;
+		json_t *o = jx_loadb(p, (size_t)(nl - p), TRUTH_MAX);
+		if (!o || !jx_get_str(o, "id"))
+			die("commits_exec.jsonl line");
+		struct truth key = { .id = jx_get_str(o, "id") }, *kp = &key;
+		struct truth **hit = bsearch(&kp, idx, n, sizeof *idx, cmp_truth_id);
+		if (hit) {
+			(*hit)->xline = p;
+			(*hit)->xlen = (size_t)(nl - p);
+			found++;
+		}
+		json_decref(o);
+	}
+	free(idx);
+	*data_out = data;
+	return found;
+}
+
+/* Counts one affected test under each shape of `shapes` ("helper+inherited"). */
+static void shape_count(struct shape_tab *t, const char *shapes, bool hit)
+{
+	for (const char *p = shapes; *p;) {
+		size_t l = strcspn(p, "+");
+		size_t k = 0;
+		while (k < t->n && (strlen(t->name[k]) != l || strncmp(t->name[k], p, l)))
+			k++;
+		if (k == t->n) {
+			if (t->n == SHAPES_MAX || l >= SHAPE_NAME_MAX)
+				die("too many or too long shape names");
+			memcpy(t->name[k], p, l);
+			t->name[k][l] = '\0';
+			t->n++;
+		}
+		t->aff[k]++;
+		t->hit[k] += hit;
+		p += l + (p[l] == '+');
+	}
+}
+
+struct shaped {
+	const char *id, *shapes;
+};
+
+static int cmp_shaped(const void *a, const void *b)
+{
+	return strcmp(((const struct shaped *)a)->id, ((const struct shaped *)b)->id);
+}
+
+/* The static truth's affected tests with their shapes, sorted by id. */
+static struct shaped *static_shapes(json_t *obj, size_t *n_out)
+{
+	json_t *aff = json_object_get(obj, "affected"),
+	       *sh = json_object_get(obj, "affected_shapes");
+	size_t n = json_array_size(aff);
+	struct shaped *v = calloc(n + 1, sizeof *v);
+	if (!v)
+		die("shapes");
+	for (size_t i = 0; i < n; i++) {
+		v[i].id = json_string_value(json_array_get(aff, i));
+		v[i].shapes = json_string_value(json_array_get(sh, i));
+		if (!v[i].id)
+			v[i].id = "";
+		if (!v[i].shapes)
+			v[i].shapes = "unlabelled";
+	}
+	qsort(v, n, sizeof *v, cmp_shaped);
+	*n_out = n;
+	return v;
+}
+
 /* ---- one commit ---- */
 
 static int cmp_str(const void *a, const void *b)
@@ -255,8 +376,10 @@ static void score(struct ctx *c, const struct truth *tr, const struct catalog *h
 		}
 		return;
 	}
+	json_t *shapes = json_object_get(tr->obj, "affected_shapes");
 	for (size_t i = 0; i < json_array_size(aff); i++) {
 		const char *id = json_string_value(json_array_get(aff, i));
+		const char *sh = json_string_value(json_array_get(shapes, i));
 		if (!id)
 			continue;
 		if (!ir->fallback) {
@@ -272,9 +395,47 @@ static void score(struct ctx *c, const struct truth *tr, const struct catalog *h
 		c->t.affected_elig++;
 		bool hit = all_selected || bsearch(&id, sel, n_sel, sizeof *sel, cmp_str);
 		c->t.hits += hit;
+		shape_count(&c->t.st_shapes, sh ? sh : "unlabelled", hit);
 		if (!hit)
 			show_miss(c, tr, id, "not selected");
 	}
+}
+
+/* The same against the execution truth; an edge the static truth lacks is "module_level". */
+static void score_exec(struct ctx *c, const struct truth *tr, const struct catalog *head,
+		       const struct impact_result *ir, const char **sel, size_t n_sel)
+{
+	bool all_selected = ir->fallback;
+	c->t.x_commits++;
+	if (jx_get_bool(tr->xobj, "affected_all", false)) {
+		for (size_t i = 0; i < head->n_tests; i++) {
+			const char *id = head->tests[i].id;
+			if (!eligible(c, id))
+				continue;
+			bool hit = all_selected || bsearch(&id, sel, n_sel, sizeof *sel, cmp_str);
+			c->t.x_affected++;
+			c->t.x_hits += hit;
+			shape_count(&c->t.x_shapes, "all_tests", hit);
+		}
+		return;
+	}
+	size_t n_st = 0;
+	struct shaped *st = static_shapes(tr->obj, &n_st);
+	json_t *aff = json_object_get(tr->xobj, "affected");
+	for (size_t i = 0; i < json_array_size(aff); i++) {
+		const char *id = json_string_value(json_array_get(aff, i));
+		if (!id || !eligible(c, id))
+			continue;
+		struct shaped key = { .id = id };
+		const struct shaped *s = bsearch(&key, st, n_st, sizeof *st, cmp_shaped);
+		bool hit = all_selected || bsearch(&id, sel, n_sel, sizeof *sel, cmp_str);
+		c->t.x_affected++;
+		c->t.x_hits += hit;
+		shape_count(&c->t.x_shapes, s ? s->shapes : "module_level", hit);
+		if (!hit)
+			show_miss(c, tr, id, "not selected (execution truth)");
+	}
+	free(st);
 }
 
 static void eval_commit(struct ctx *c, const struct truth *tr)
@@ -304,6 +465,8 @@ static void eval_commit(struct ctx *c, const struct truth *tr)
 	size_t n_sel = ir->fallback ? 0 : stage3(c, ir, &sel);
 	size_t hits0 = c->t.hits, aff0 = c->t.affected_elig;
 	score(c, tr, head, ir, sel, n_sel);
+	if (tr->xobj)
+		score_exec(c, tr, head, ir, sel, n_sel);
 	if (!ir->fallback) {
 		c->t.nf_hits += c->t.hits - hits0;
 		c->t.nf_affected += c->t.affected_elig - aff0;
@@ -360,6 +523,49 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+static bool shapes_ok(const struct shape_tab *t)
+{
+	for (size_t k = 0; k < t->n; k++)
+		if ((double)t->hit[k] < RECALL_TARGET * (double)t->aff[k])
+			return false;
+	return true;
+}
+
+static double pct(size_t a, size_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 100.0;
+}
+
+/* One table: shape, then affected / selected / missed / recall under each truth. */
+static void print_shapes(const struct totals *t)
+{
+	printf("per shape           %-16s %9s %9s %7s %9s | %9s %9s %7s %9s\n", "", "static",
+	       "selected", "missed", "recall", "executed", "selected", "missed", "recall");
+	struct shape_tab all = t->st_shapes;
+	for (size_t k = 0; k < t->x_shapes.n; k++) /* names only the execution truth has */
+		shape_count(&all, t->x_shapes.name[k], false);
+	for (size_t k = 0; k < all.n; k++) {
+		size_t sa = 0, sh = 0, xa = 0, xh = 0;
+		for (size_t j = 0; j < t->st_shapes.n; j++)
+			if (!strcmp(t->st_shapes.name[j], all.name[k]))
+				sa = t->st_shapes.aff[j], sh = t->st_shapes.hit[j];
+		for (size_t j = 0; j < t->x_shapes.n; j++)
+			if (!strcmp(t->x_shapes.name[j], all.name[k]))
+				xa = t->x_shapes.aff[j], xh = t->x_shapes.hit[j];
+		printf("  %-33s %9zu %9zu %7zu %8.3f%% | %9zu %9zu %7zu %8.3f%%\n", all.name[k], sa,
+		       sh, sa - sh, pct(sh, sa), xa, xh, xa - xh, pct(xh, xa));
+	}
+}
+
+static void json_shapes(const struct shape_tab *t)
+{
+	printf("{");
+	for (size_t k = 0; k < t->n; k++)
+		printf("%s\"%s\":{\"affected\":%zu,\"selected\":%zu}", k ? "," : "", t->name[k],
+		       t->aff[k], t->hit[k]);
+	printf("}");
+}
+
 static int report(struct ctx *c, const struct args *a, double gen_s, size_t singles)
 {
 	struct totals *t = &c->t;
@@ -371,8 +577,10 @@ static int report(struct ctx *c, const struct args *a, double gen_s, size_t sing
 	double nf_recall = t->nf_affected ? (double)t->nf_hits / (double)t->nf_affected : 1.0;
 	double per = t->commits ? t->seconds / (double)t->commits : 0.0;
 	double rss_mb = (double)ru.ru_maxrss / 1024.0;
+	double x_recall = t->x_affected ? (double)t->x_hits / (double)t->x_affected : 1.0;
 	bool ok = recall >= RECALL_TARGET && mean <= RATIO_TARGET && t->fb_missed == 0 &&
-		  t->errors == 0 && t->commits > 0;
+		  t->errors == 0 && t->commits > 0 && x_recall >= RECALL_TARGET &&
+		  shapes_ok(&t->st_shapes) && shapes_ok(&t->x_shapes);
 	if (a->json) {
 		printf("{\"commits\":%zu,\"single_commits\":%zu,\"errors\":%zu,\"recall\":%.6f,"
 		       "\"hits\":%zu,\"affected_eligible\":%zu,\"affected_ineligible\":%zu,"
@@ -383,13 +591,18 @@ static int report(struct ctx *c, const struct args *a, double gen_s, size_t sing
 		       "\"recall_no_fallback\":%.6f,\"affected_eligible_no_fallback\":%zu,"
 		       "\"commits_no_affected_eligible\":%zu,\"head_eligible\":%zu,\"stage2_hits\":"
 		       "%zu,"
-		       "\"stage2_affected\":%zu,\"ok\":%s}\n",
+		       "\"stage2_affected\":%zu,\"exec_commits\":%zu,\"recall_exec\":%.6f,"
+		       "\"exec_hits\":%zu,\"exec_affected\":%zu,\"ok\":%s,\"shapes_static\":",
 		       t->commits, singles, t->errors, recall, t->hits, t->affected_elig,
 		       t->affected_inelig, mean, med, t->ratio_n, t->fb_truth, t->fb_sel,
 		       t->fb_missed, t->fb_extra, per, t->max_seconds, gen_s, rss_mb,
 		       selector_catalog_cache_scans(c->cache), nf_recall, t->nf_affected,
-		       t->nf_empty, t->head_eligible, t->s2_hits, t->s2_affected,
-		       ok ? "true" : "false");
+		       t->nf_empty, t->head_eligible, t->s2_hits, t->s2_affected, t->x_commits,
+		       x_recall, t->x_hits, t->x_affected, ok ? "true" : "false");
+		json_shapes(&t->st_shapes);
+		printf(",\"shapes_exec\":");
+		json_shapes(&t->x_shapes);
+		printf("}\n");
 	} else {
 		printf("commits evaluated   %zu of %zu single commits (%zu errors)\n", t->commits,
 		       singles, t->errors);
@@ -405,6 +618,15 @@ static int report(struct ctx *c, const struct args *a, double gen_s, size_t sing
 		       "among the candidates)\n",
 		       t->s2_affected ? 100.0 * (double)t->s2_hits / (double)t->s2_affected : 100.0,
 		       t->s2_hits, t->s2_affected);
+		if (t->x_commits)
+			printf("recall (executed)   %.4f%% (%zu of %zu truly affected eligible "
+			       "tests by "
+			       "the traced runs, over %zu commits)\n",
+			       100 * x_recall, t->x_hits, t->x_affected, t->x_commits);
+		else
+			printf("recall (executed)   no execution truth (tests/tools/trace_tests.py "
+			       "truth; --trace)\n");
+		print_shapes(t);
 		printf("selection ratio     mean %.3f%%  median %.3f%% over %zu non-fallback "
 		       "commits; target mean <= %.0f%%; %zu eligible at head\n",
 		       100 * mean, 100 * med, t->ratio_n, 100 * RATIO_TARGET, t->head_eligible);
@@ -436,10 +658,33 @@ static int parse_args(struct args *a, int argc, char **argv)
 			a->commits = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			a->seed = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+			a->trace = argv[++i];
+		else if (!strcmp(argv[i], "--shapes") && i + 1 < argc)
+			a->shapes = argv[++i];
 		else
 			return -1;
 	}
+	if (a->shapes && strcmp(a->shapes, "basic") && strcmp(a->shapes, "all"))
+		return -1;
 	return a->commits > 0 ? 0 : -1;
+}
+
+/* python3 SCRIPT truth --repo DIR --commits N: the execution truth of the commits evaluated. */
+static void trace(const char *script, const char *dir, int commits, bool all)
+{
+	char n[32];
+	snprintf(n, sizeof n, "%d", all ? 0 : commits);
+	char *argv[] = { "python3",   (char *)script, "truth", "--repo",
+			 (char *)dir, "--commits",    n,       NULL };
+	pid_t pid;
+	int st = 0;
+	if (posix_spawnp(&pid, "python3", NULL, NULL, argv, environ) != 0)
+		die("spawning python3 for the execution truth");
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "bench-select-eval: %s truth failed\n", script);
+		exit(1);
+	}
 }
 
 static double generate(char *dir, size_t size, const struct args *a)
@@ -451,6 +696,7 @@ static double generate(char *dir, size_t size, const struct args *a)
 		.out = dir,
 		.scale = a->smoke ? SELECTOR_FIXTURE_SMALL : SELECTOR_FIXTURE_PYTORCH,
 		.seed = a->seed,
+		.shapes_basic = a->shapes && !strcmp(a->shapes, "basic"),
 	};
 	struct selector_fixture_stats st;
 	if (selector_fixture_generate(&o, &st) < 0)
@@ -464,8 +710,9 @@ int main(int argc, char **argv)
 {
 	struct args a = { 0 };
 	if (parse_args(&a, argc, argv) < 0) {
-		fprintf(stderr, "usage: bench-select-eval [--smoke] [--repo DIR] [--commits N] "
-				"[--seed N] [--json]\n");
+		fprintf(stderr,
+			"usage: bench-select-eval [--smoke] [--repo DIR] [--commits N] "
+			"[--seed N] [--shapes basic|all] [--trace trace_tests.py] [--json]\n");
 		return 2;
 	}
 	char dir[EVAL_PATH_MAX];
@@ -473,8 +720,14 @@ int main(int argc, char **argv)
 	struct ctx c = { .repo = a.repo ? a.repo : dir };
 	char *truth_text = NULL;
 	struct truth *tr = NULL;
+	if (a.trace)
+		trace(a.trace, c.repo, a.commits, a.smoke);
 	size_t singles = read_truth(c.repo, &truth_text, &tr);
 	size_t n = a.smoke || (size_t)a.commits >= singles ? singles : (size_t)a.commits;
+	char *exec_text = NULL;
+	size_t traced = read_exec(c.repo, tr, singles, &exec_text);
+	if (!a.json && traced)
+		fprintf(stderr, "execution truth for %zu commits\n", traced);
 	c.memo.keys = calloc(ELIG_SLOTS, sizeof *c.memo.keys);
 	c.memo.val = calloc(ELIG_SLOTS, 1);
 	c.t.ratios = calloc(n + 1, sizeof *c.t.ratios);
@@ -487,9 +740,12 @@ int main(int argc, char **argv)
 		struct truth *t = &tr[k * singles / n];
 		if (!(t->obj = jx_loadb(t->line, t->len, TRUTH_MAX)))
 			die("commits.jsonl line");
+		if (t->xline && !(t->xobj = jx_loadb(t->xline, t->xlen, TRUTH_MAX)))
+			die("commits_exec.jsonl line");
 		eval_commit(&c, t);
 		json_decref(t->obj);
-		t->obj = NULL;
+		json_decref(t->xobj);
+		t->obj = t->xobj = NULL;
 		if (!a.json && (k + 1) % 50 == 0) {
 			struct rusage ru;
 			getrusage(RUSAGE_SELF, &ru);
@@ -512,6 +768,7 @@ int main(int argc, char **argv)
 	}
 	free(tr);
 	free(truth_text);
+	free(exec_text);
 	testspecs_resolver_destroy(c.resolver);
 	testspecs_set_destroy(c.specs);
 	selector_catalog_cache_destroy(c.cache);

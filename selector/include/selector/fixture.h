@@ -41,8 +41,9 @@ struct selector_fixture_opts {
 	const char *out; /* directory to create (or an empty one) */
 	enum selector_fixture_scale scale;
 	uint64_t seed;
-	int commits;     /* every commit of the history, merges included; 0: the scale's default */
-	int no_checkout; /* leave the working tree empty (the objects and refs are complete) */
+	int commits;      /* every commit of the history, merges included; 0: the scale's default */
+	int no_checkout;  /* leave the working tree empty (the objects and refs are complete) */
+	int shapes_basic; /* tests call what they use directly: none of the other shapes */
 };
 
 struct selector_fixture_stats {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Ground truth by execution (tests/tools/trace_tests.py) on a generated upstream with every
+# shape: the upstream's torch package imports and every test runs under plain python3, the
+# functions each test executes at HEAD are exactly those the generator's static truth says it
+# reaches (check), and over N commits of the history the execution truth agrees with the static
+# truth wherever the two can agree (compare: a test named only by a commit message, a test whose
+# file's module-level code changed).
+# Usage: trace.sh PATH/TO/spyre-ci PATH/TO/trace_tests.py [SCALE [COMMITS [EVAL]]]
+#   SCALE small (default) or pytorch; COMMITS of history (default: the scale's); EVAL commits
+#   whose execution truth is written (default 12).
+set -u
+cli_name=trace-cli
+. "$(dirname "$(realpath "$0")")/lib.sh"
+exe=$1 script=$2 scale=${3:-small} commits=${4:-} eval=${5:-12}
+up=$tmp/up
+
+gen=("$exe" fixture upstream --out "$up" --scale "$scale" --seed 5 --json)
+[[ -n $commits ]] && gen+=(--commits "$commits")
+expect_rc 0 "generate ($scale)" "${gen[@]}"
+cat "$out"
+expect_rc 0 "import torch" python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import torch
+sys.exit(0 if callable(torch.randn) and torch.nn.functional else 1)' "$up"
+
+# every test runs, and executes exactly what the static truth says
+expect_rc 0 "check: executed == static, per test" python3 "$script" check --repo "$up"
+cat "$out" "$err" | head -20
+
+# the execution truth of EVAL commits, written beside the static one
+expect_rc 0 "truth" python3 "$script" truth --repo "$up" --commits "$eval"
+cat "$out"
+check "truth lines" test "$(wc -l <"$up/.ground_truth/commits_exec.jsonl")" -ge $((eval / 2))
+expect_rc 0 "compare: executed vs static, per commit" python3 "$script" compare --repo "$up"
+cat "$out" "$err" | head -20
+
+# a broken generated module makes the check fail (the check can fail)
+victim=$(grep -l '^def ' "$up"/torch/nn/functional.py)
+printf '\n\ndef broken(:\n' >>"$victim"
+expect_rc 1 "check fails on a module that does not import" python3 "$script" check --repo "$up"
+
+echo "trace-cli: $pass passed, $fail failed"
+[[ $fail == 0 ]]
