@@ -40,7 +40,22 @@ static int load_one(struct configs *c, const char *path, const struct spec_load_
 	if (rc)
 		return rc;
 	c->n++;
-	return testspecs_load_file(c->v[c->n - 1], path, o);
+	size_t seen = o->diags->n;
+	rc = testspecs_load_file(c->v[c->n - 1], path, o);
+	if (rc != ERR_INVAL)
+		return rc;
+	/* A file with errors is left out and said so; the other files are still checked. */
+	testspecs_set_destroy(c->v[--c->n]);
+	c->v[c->n] = NULL;
+	fprintf(stderr, "spyre-ci specs: %s: not checked against the upstream, its errors:\n",
+		path);
+	for (size_t i = seen; i < o->diags->n; i++) {
+		char line[1024];
+		if (o->diags->v[i].severity == SPEC_ERROR &&
+		    testspecs_diag_format(&o->diags->v[i], line, sizeof line) >= 0)
+			fprintf(stderr, "  %s\n", line);
+	}
+	return 0;
 }
 
 /* A directory's spec files, each a config. */
@@ -115,8 +130,8 @@ int specs_lint_upstream(const struct specs_args *a, struct spec_diag_list *diags
 	struct spec_roots roots = { a->upstream, a->roots.torch_device_root };
 	struct spec_diag_list load_diags; /* the plain lint reported these already */
 	testspecs_diags_init(&load_diags);
-	if (rc == 0 && (rc = load_configs(c, a, &roots, &load_diags)) == ERR_INVAL)
-		rc = 0; /* a file with errors: the others are still checked */
+	if (rc == 0)
+		rc = load_configs(c, a, &roots, &load_diags);
 	testspecs_diags_finish(&load_diags);
 	if (rc == 0)
 		rc = testspecs_lint_upstream(c->v, c->n, ids, cat->n_tests, diags, counts);

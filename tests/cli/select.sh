@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks `spyre-ci select` on the synthetic upstream (`spyre-ci fixture upstream --scale small
-# --seed 3 --shapes basic`): over the last commits of its history, the JSON has exactly four stages with name,
+# --seed 3`): over the last commits of its history, the JSON has exactly four stages with name,
 # in and out, each stage's in is the previous stage's out, every test has exactly id, score,
 # reasons and kernel_cases, the truly affected eligible tests of the ground truth are all
 # selected (recall), budgets and shards hold, --diff - gives what --base/--head gives, a test
@@ -13,9 +13,8 @@ cli_name=select-cli cli_sub=select
 exe=$(realpath "$1") || exit 1
 up=$tmp/up
 
-# --shapes basic until the selector follows helpers, aliases, re-exports (docs/fixture.md);
 # seed 3: the budget checks below need a first-ranked test estimated under 3 s
-"$exe" fixture upstream --out "$up" --scale small --seed 3 --shapes basic >/dev/null || {
+"$exe" fixture upstream --out "$up" --scale small --seed 3 >/dev/null || {
 	echo "select-cli: the generator failed" >&2
 	exit 1
 }

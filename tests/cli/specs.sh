@@ -157,6 +157,10 @@ if diff -u "$golden" "$tmp/got" >"$tmp/diff"; then ok; else
 	bad "lint --upstream differs from $golden: $(head -c 1500 "$tmp/diff")"
 fi
 check "the summary counts" grep -q "^upstream DIR: [0-9]* collectable tests; " "$tmp/got"
+# models.yaml names ${TORCH_DEVICE_ROOT}, unset here: that file is left out and said so, with
+# its error, and the files after it are still checked (the golden holds their findings).
+check "a file that cannot load is named" grep -q "models.yaml: not checked against the upstream" "$err"
+check "with its error" grep -q "models.yaml:[0-9]*:[0-9]*: error: .*TORCH_DEVICE_ROOT" "$err"
 usage_error "--upstream fits only lint" "does not fit" explain --upstream "$tmp/up" \
 	--test T::t "$shipped"
 expect_rc 2 "--upstream of no repository" "$exe" specs lint --upstream "$tmp/nope" "$shipped"

@@ -43,8 +43,6 @@ Test(impact_history, every_commit_of_a_small_history)
 			    ? strtoull(getenv("SELECTOR_IMPACT_SEED"), NULL, 10)
 			    : 7,
 		.no_checkout = 1,
-		/* the shapes beyond direct calls wait for the selector */
-		.shapes_basic = 1
 	};
 	struct selector_fixture_stats st;
 	cr_assert_eq(selector_fixture_generate(&fo, &st), 0, "%s", err_last());
