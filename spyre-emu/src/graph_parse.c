@@ -210,6 +210,14 @@ static int new_name(const struct gtree *t, int i, const struct spyre_graph *g, i
 	return 0;
 }
 
+/* Copies a name new_name() accepted (so shorter than SPYRE_GRAPH_NAME_MAX). */
+static void name_copy(char dst[SPYRE_GRAPH_NAME_MAX], const char *src)
+{
+	size_t n = strnlen(src, SPYRE_GRAPH_NAME_MAX - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static int read_inputs(const struct gtree *t, int m, struct spyre_graph *g)
 {
 	if (want(t, m, G_MAP, "inputs"))
@@ -230,7 +238,7 @@ static int read_inputs(const struct gtree *t, int m, struct spyre_graph *g)
 		}
 		if (nd == 0)
 			return at(t, v, "an input needs at least one dimension");
-		snprintf(g->input_name[g->ninputs], SPYRE_GRAPH_NAME_MAX, "%s", t->n[k].text);
+		name_copy(g->input_name[g->ninputs], t->n[k].text);
 		g->input_ndim[g->ninputs++] = nd;
 	}
 	return 0;
@@ -328,7 +336,7 @@ static int read_op(const struct gtree *t, int m, struct spyre_graph *g)
 		if (strcmp(key, "name") == 0) {
 			if (new_name(t, v, g, ntensors))
 				return ERR_INVAL;
-			snprintf(op->name, sizeof(op->name), "%s", t->n[v].text);
+			name_copy(op->name, t->n[v].text);
 		} else if (strcmp(key, "op") == 0) {
 			if (want(t, v, G_SCALAR, "op") || !(op->op = spyre_op_find(t->n[v].text)))
 				return at(t, v, "unknown op '%s' (see `spyre-ci emu ops`)",
