@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 enum job_state {
 	JOB_QUEUED = 0,
@@ -62,6 +62,18 @@ struct job_row {
 	char detail[512];
 };
 
+/* One kernel case's outcome, as recorded for a job. */
+struct result_row {
+	const char *case_id; /* the testcase name: method[op-shapes-dtype] */
+	const char *outcome; /* CONTRACTS.md section 5's names */
+	const char *detail;  /* NULL or the case's message */
+};
+
+/* What retention removed in one sweep. */
+struct retention_stats {
+	int64_t jobs, deliveries, results, outbox;
+};
+
 struct store;
 
 struct store_ops {
@@ -93,6 +105,16 @@ struct store_ops {
 	/* Jobs with id < before (0: from the newest), newest first, at most `max`. */
 	int (*job_list)(struct store *s, struct job_row *out, size_t *n, size_t max,
 			int64_t before);
+	/* Replaces the job's results with `rows` in one transaction, while `owner` holds it. */
+	int (*results_put)(struct store *s, int64_t job_id, const char *owner,
+			   const struct result_row *rows, size_t n, int64_t now_ms);
+	/* Counts of the job's results per outcome name, through `fn`. */
+	int (*results_count)(struct store *s, int64_t job_id,
+			     void (*fn)(const char *outcome, int64_t n, void *ctx), void *ctx);
+	/* Deletes reported and failed jobs last changed before `before_ms`, with their
+	 * deliveries, selections and results, and delivered or dead outbox messages made before
+	 * it. Work in progress (queued, running, awaiting, pending messages) is never touched. */
+	int (*retention)(struct store *s, int64_t before_ms, struct retention_stats *st);
 	int (*job_counts)(struct store *s, int64_t counts[JOB_STATES]);
 	int (*delivery_count)(struct store *s, int64_t *n);
 	int (*outbox_depth)(struct store *s, int64_t *n);
