@@ -145,11 +145,14 @@ class Receiver:
                     again = key in rec.keys
                     rec.keys.setdefault(key, body)
                 out = b'{"status":"already recorded"}' if again else b'{"ok":true}'
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(out)))
+                    self.end_headers()
+                    self.wfile.write(out)
+                except OSError:
+                    pass  # the sender was killed mid-post: it sends again
 
             def log_message(self, *a):
                 pass
