@@ -87,6 +87,26 @@ static json_t *job_json(const struct job_row *j, const struct config *c, int64_t
 	return root;
 }
 
+/* The dispatch's identity in place of the job's own. */
+static void echo_dispatch(json_t *root, struct store *s, int64_t id)
+{
+	char *text = NULL;
+	if (s->ops->job_dispatch(s, &text, id) < 0)
+		return;
+	json_t *dj = jx_loadb(text, strlen(text), WEBHOOK_BODY_MAX);
+	enum dc_event ev;
+	const char *et = json_string_value(jx_get(dj, "event_type"));
+	if (et && dc_event_parse(&ev, et) == 0 && !dc_event_is_periodic(ev))
+		jx_set_str(root, "event_type", et);
+	const char *did = json_string_value(jx_get(dj, "delivery_id"));
+	if (did)
+		jx_set_str(root, "delivery_id", did);
+	if (json_is_object(jx_get(dj, "payload")))
+		jx_set_new(root, "payload", json_incref(jx_get(dj, "payload")));
+	json_decref(dj);
+	free(text);
+}
+
 static int write_json(const char *dir, const char *name, json_t *v)
 {
 	char path[PATH_TEXT_MAX], *text = jx_dumps(v);
@@ -126,12 +146,15 @@ static int queue(struct jobrun *jr, const struct config *c, const struct dc_job 
 	return rc;
 }
 
-int jobrun_started(struct jobrun *jr, const struct job_row *j, const struct config *c)
+int jobrun_started(struct jobrun *jr, struct store *s, const struct job_row *j,
+		   const struct config *c)
 {
 	int rc = set_dir(jr, j, c);
 	json_t *root = rc == 0 ? job_json(j, c, clock_wall_ms()) : NULL;
 	if (rc == 0 && !root)
 		rc = err_set(ERR_NOMEM, "out of memory");
+	if (rc == 0)
+		echo_dispatch(root, s, j->id);
 	if (rc == 0)
 		rc = write_json(jr->dir, "job.json", root);
 	struct dc_job job;

@@ -36,8 +36,11 @@ struct jobrun {
 int jobrun_open(struct jobrun *jr, const struct config *c);
 void jobrun_close(struct jobrun *jr);
 
-/* Makes the reports directory, writes job.json and queues in_progress. */
-int jobrun_started(struct jobrun *jr, const struct job_row *j, const struct config *c);
+/* Makes the reports directory, writes job.json and queues in_progress. A job that came from a
+ * CRCR repository_dispatch echoes the dispatch's event_type, delivery_id and payload; any other
+ * job sends the CRCR shape with what it has (jobrun.c, docs/serve.md). */
+int jobrun_started(struct jobrun *jr, struct store *s, const struct job_row *j,
+		   const struct config *c);
 
 /* Runs the cases and records them (store and report files). 0 when every case ran, 1 when a
  * stop request ended the run first (nothing is recorded then), or a negative code. */

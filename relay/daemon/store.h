@@ -34,6 +34,9 @@ struct job_spec {
 	const char *head;    /* 40 hex */
 	const char *tip_key; /* unique: a second job with the same key is not made */
 	int64_t pr_number;   /* 0 if none */
+	/* NULL, or a CRCR dispatch's {"event_type", "delivery_id", "payload"} as JSON: the
+	 * dashboard messages echo it */
+	const char *dispatch;
 };
 
 /* One webhook delivery to commit. `ids` are the dedup keys (the X-GitHub-Delivery GUID, and for
@@ -102,6 +105,8 @@ struct store_ops {
 			     int64_t scheduled, int64_t now_ms);
 	int (*selection_get)(struct store *s, char **json, int64_t job_id); /* ERR_NOTFOUND */
 	int (*job_get)(struct store *s, struct job_row *out, int64_t id);   /* ERR_NOTFOUND */
+	/* The job's dispatch JSON (malloc()ed); ERR_NOTFOUND when it came from no dispatch. */
+	int (*job_dispatch)(struct store *s, char **json, int64_t id);
 	/* Jobs with id < before (0: from the newest), newest first, at most `max`. */
 	int (*job_list)(struct store *s, struct job_row *out, size_t *n, size_t max,
 			int64_t before);

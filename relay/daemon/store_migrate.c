@@ -53,6 +53,7 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX outbox_due ON outbox (target, state, next_at_ms);"
 	"CREATE INDEX outbox_job ON outbox (target, job_key, seq);"
 	"ALTER TABLE results ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN dispatch TEXT;"
 	"CREATE INDEX jobs_updated ON jobs (state, updated_ms);",
 };
 

@@ -20,8 +20,10 @@ static const char *const sql[ST_COUNT] = {
 	[ST_DELIVERY_ADD] = "INSERT INTO deliveries (delivery_id, event, job_id, received_ms) "
 			    "VALUES (?1, ?2, ?3, ?4)",
 	[ST_JOB_BY_TIP] = "SELECT id FROM jobs WHERE tip_key = ?1",
-	[ST_JOB_ADD] = "INSERT INTO jobs (event, ref, base, head, tip_key, pr_number, state, "
-		       "created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)",
+	[ST_JOB_ADD] =
+	    "INSERT INTO jobs (event, ref, base, head, tip_key, pr_number, state, "
+	    "created_ms, updated_ms, dispatch) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7, "
+	    "?8)",
 	[ST_CURSOR_GET] = "SELECT tip FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_DEL] = "DELETE FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_ADD] = "INSERT INTO cursors (ref, tip, updated_ms) VALUES (?1, ?2, ?3)",
@@ -55,6 +57,7 @@ static const char *const sql[ST_COUNT] = {
 	[ST_PING] = "SELECT 1",
 	[ST_HELD] = "UPDATE jobs SET updated_ms = ?3 WHERE id = ?1 AND state = 1 AND "
 		    "lease_owner = ?2",
+	[ST_JOB_DISPATCH] = "SELECT dispatch FROM jobs WHERE id = ?1 AND dispatch IS NOT NULL",
 	[ST_RESULTS_DEL] = "DELETE FROM results WHERE job_id = ?1",
 	[ST_RESULT_ADD] = "INSERT INTO results (job_id, case_id, outcome, detail, created_ms) "
 			  "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (job_id, case_id) DO UPDATE "
@@ -170,6 +173,8 @@ static int job_find_or_add(struct store_sqlite *s, int64_t *id, const struct job
 	bind_text(st, 5, j->tip_key);
 	sqlite3_bind_int64(st, 6, j->pr_number);
 	sqlite3_bind_int64(st, 7, now);
+	if (j->dispatch)
+		bind_text(st, 8, j->dispatch);
 	if ((rc = step_done(s, st)) < 0)
 		return rc;
 	*id = sqlite3_last_insert_rowid(s->db);
@@ -555,6 +560,25 @@ static int sq_ping(struct store *base)
 	return count(base, ST_PING, &one);
 }
 
+static int sq_job_dispatch(struct store *base, char **json, int64_t id)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store__stmt(s, ST_JOB_DISPATCH);
+	*json = NULL;
+	if (!st)
+		return ERR_IO;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !(*json = strdup((const char *)sqlite3_column_text(st, 0))))
+		rc = SQLITE_NOMEM;
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE
+		   ? err_set(ERR_NOTFOUND, "job %lld came from no dispatch", (long long)id)
+		   : store__fail(s, "job dispatch");
+}
+
 static int sq_results_put(struct store *base, int64_t id, const char *owner,
 			  const struct result_row *rows, size_t n, int64_t now)
 {
@@ -645,6 +669,7 @@ const struct store_ops store__sqlite_ops = {
 	.selection_get = sq_selection_get,
 	.job_get = sq_job_get,
 	.job_list = sq_job_list,
+	.job_dispatch = sq_job_dispatch,
 	.results_put = sq_results_put,
 	.results_count = sq_results_count,
 	.retention = sq_retention,

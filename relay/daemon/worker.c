@@ -178,7 +178,7 @@ static void publish_funnel(struct daemon *d, const struct select_report *rep)
 static int hand_on(struct worker *w, const struct job_row *j, const struct config *c,
 		   const struct spec_case_list *list, int64_t t0)
 {
-	int rc = jobrun_started(&w->jr, j, c);
+	int rc = jobrun_started(&w->jr, w->s, j, c);
 	if (rc == 0)
 		rc = jobrun_cases(&w->jr, w->s, w->owner, j, c, list);
 	if (rc == 1) {

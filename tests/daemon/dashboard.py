@@ -1,5 +1,6 @@
 """End to end: commits to a local upstream reach a local dashboard receiver through the poller
-and through a webhook, each job as in_progress then completed, the completed message's counts
+and through webhooks (a push, and a CRCR repository_dispatch whose delivery id and payload the
+messages echo), each job as in_progress then completed, the completed message's counts
 equal to the job's results.jsonl; then the receiver goes down for a while and comes back: every
 message is delivered, in order per job, and the outbox empties. Usage: dashboard.py SPYRE_CI."""
 import json
@@ -8,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from daemonlib import Daemon, Receiver, dashboard_config
+from daemonlib import Daemon, Receiver, dashboard_config, dispatch
 
 failures = []
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -149,15 +150,31 @@ def main(binary):
         check("webhook: one job for the push", len(hook) == 1, json.dumps(d.jobs()))
         check_jobs(d, rec, hook, "webhook")
 
+        # a CRCR repository_dispatch: its messages echo the dispatch's delivery id and payload
+        prev = c
+        c = commit(up, 6)
+        inner = {"ref": "refs/heads/main", "before": prev, "after": c,
+                 "repository": {"full_name": "o/r"}, "marker": "echo me"}
+        st, b = d.deliver("repository_dispatch", "hook-crcr", dispatch(
+            {"event_type": "push", "delivery_id": "crcr-up-1", "payload": inner}))
+        check("dispatch accepted", st == 202, str(b))
+        wait(lambda: reported(d, 5) and delivered_all(d, rec, 5), "dispatch: job delivered")
+        msgs = [x for x in rec.by_status("completed").values()
+                if x["workflow"]["run_id"] == str(b.get("job_id"))]
+        check("dispatch: the completed message echoes the CRCR delivery and payload",
+              len(msgs) == 1 and msgs[0]["delivery_id"] == "crcr-up-1" and
+              msgs[0]["payload"] == inner and msgs[0]["event_type"] == "push",
+              json.dumps(msgs)[:800])
+
         # the outage: the receiver down while two more jobs run, then back
         rec.stop()
-        for n, hid in ((4, "hook-2"), (5, "hook-3")):
+        for n, hid in ((7, "hook-2"), (8, "hook-3")):
             prev = git(up, "rev-parse", "HEAD")
             c = commit(up, n)
             push = json.dumps({"ref": "refs/heads/main", "before": prev, "after": c,
                                "repository": {"full_name": "o/r"}}).encode()
             d.deliver("push", hid, push)
-        wait(lambda: reported(d, 6), "outage: jobs reported while the receiver is down")
+        wait(lambda: reported(d, 7), "outage: jobs reported while the receiver is down")
 
         def retried():
             st, m = d.get("/metrics")
@@ -168,10 +185,10 @@ def main(binary):
         check("outage: messages wait in the outbox", "spyre_ci_outbox_depth 0\n" not in m)
         time.sleep(2)
         rec.start()
-        wait(lambda: delivered_all(d, rec, 6), "outage: every message delivered after it")
+        wait(lambda: delivered_all(d, rec, 7), "outage: every message delivered after it")
         check_jobs(d, rec, d.jobs(), "after the outage")
         print("posts %d, distinct keys %d" % (len(rec.posts), len(rec.keys)))
-        check("every job: exactly one completed key", len(rec.by_status("completed")) == 6)
+        check("every job: exactly one completed key", len(rec.by_status("completed")) == 7)
     finally:
         d.stop()
         rec.stop()
