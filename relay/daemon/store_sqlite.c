@@ -20,10 +20,9 @@ static const char *const sql[ST_COUNT] = {
 	[ST_DELIVERY_ADD] = "INSERT INTO deliveries (delivery_id, event, job_id, received_ms) "
 			    "VALUES (?1, ?2, ?3, ?4)",
 	[ST_JOB_BY_TIP] = "SELECT id FROM jobs WHERE tip_key = ?1",
-	[ST_JOB_ADD] =
-	    "INSERT INTO jobs (event, ref, base, head, tip_key, pr_number, state, "
-	    "created_ms, updated_ms, dispatch) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7, "
-	    "?8)",
+	[ST_JOB_ADD] = "INSERT INTO jobs (event, ref, base, head, tip_key, pr_number, state, "
+		       "created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)",
+	[ST_JOB_SET_DISPATCH] = "UPDATE jobs SET dispatch = ?2 WHERE id = ?1",
 	[ST_CURSOR_GET] = "SELECT tip FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_DEL] = "DELETE FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_ADD] = "INSERT INTO cursors (ref, tip, updated_ms) VALUES (?1, ?2, ?3)",
@@ -173,12 +172,16 @@ static int job_find_or_add(struct store_sqlite *s, int64_t *id, const struct job
 	bind_text(st, 5, j->tip_key);
 	sqlite3_bind_int64(st, 6, j->pr_number);
 	sqlite3_bind_int64(st, 7, now);
-	if (j->dispatch)
-		bind_text(st, 8, j->dispatch);
 	if ((rc = step_done(s, st)) < 0)
 		return rc;
 	*id = sqlite3_last_insert_rowid(s->db);
-	return 0;
+	if (!j->dispatch)
+		return 0;
+	if (!(st = store__stmt(s, ST_JOB_SET_DISPATCH)))
+		return ERR_IO;
+	sqlite3_bind_int64(st, 1, *id);
+	bind_text(st, 2, j->dispatch);
+	return step_done(s, st);
 }
 
 static int delivery_add(struct store_sqlite *s, const char *id, const char *event, int64_t job,
