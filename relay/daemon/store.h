@@ -18,7 +18,7 @@
 enum job_state {
 	JOB_QUEUED = 0,
 	JOB_RUNNING,
-	JOB_AWAITING, /* selection recorded; waiting for executors / the outbox sender */
+	JOB_AWAITING, /* an older daemon's "selected, waiting for the executors": claimed again */
 	JOB_REPORTED,
 	JOB_FAILED,
 	JOB_STATES,

@@ -26,7 +26,7 @@ static const char *const sql[ST_COUNT] = {
 	[ST_CURSOR_GET] = "SELECT tip FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_DEL] = "DELETE FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_ADD] = "INSERT INTO cursors (ref, tip, updated_ms) VALUES (?1, ?2, ?3)",
-	[ST_CLAIMABLE] = "SELECT id, attempts FROM jobs WHERE state = 0 OR (state = 1 AND "
+	[ST_CLAIMABLE] = "SELECT id, attempts FROM jobs WHERE state IN (0, 2) OR (state = 1 AND "
 			 "lease_expires_ms < ?1) ORDER BY id LIMIT 1",
 	[ST_CLAIM] = "UPDATE jobs SET state = 1, lease_owner = ?2, lease_expires_ms = ?3, "
 		     "attempts = attempts + 1, updated_ms = ?4 WHERE id = ?1",
