@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/err.h"
@@ -262,12 +263,14 @@ int jobrun_cases(struct jobrun *jr, struct store *s, const char *owner, const st
 	return rc;
 }
 
-int jobrun_completed(struct jobrun *jr, const struct job_row *j, const struct config *c)
+/* completed from the job.json in `dir`: with its results.jsonl, or (failed) with none and the
+ * conclusion "failure". */
+static int queue_completed(struct jobrun *jr, const char *dir, const struct config *c, bool failed)
 {
 	char path[PATH_TEXT_MAX], when[40];
 	struct dc_job job;
 	struct dc_results r = { 0 };
-	snprintf(path, sizeof(path), "%s/job.json", jr->dir);
+	snprintf(path, sizeof(path), "%s/job.json", dir);
 	int rc = dc_job_load(&job, path);
 	if (rc)
 		return rc;
@@ -275,12 +278,32 @@ int jobrun_completed(struct jobrun *jr, const struct job_row *j, const struct co
 	clock_format_iso8601(when, sizeof(when), clock_wall_ms(), 0);
 	if (!(job.completed_at = strdup(when)))
 		rc = err_set(ERR_NOMEM, "out of memory");
-	snprintf(path, sizeof(path), "%s/results.jsonl", jr->dir);
-	if (rc == 0)
+	if (rc == 0 && failed) {
+		free(job.conclusion);
+		if (!(job.conclusion = strdup("failure")))
+			rc = err_set(ERR_NOMEM, "out of memory");
+	}
+	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+	if (rc == 0 && !failed)
 		rc = dc_results_load(&r, path);
 	if (rc == 0)
 		rc = queue(jr, c, &job, &r, DC_STATUS_COMPLETED);
 	dc_results_finish(&r);
 	dc_job_finish(&job);
 	return rc;
+}
+
+int jobrun_completed(struct jobrun *jr, const struct job_row *j, const struct config *c)
+{
+	return queue_completed(jr, jr->dir, c, false);
+}
+
+int jobrun_failed(struct jobrun *jr, const struct job_row *j, const struct config *c)
+{
+	char dir[PATH_TEXT_MAX - 64], path[PATH_TEXT_MAX];
+	snprintf(dir, sizeof(dir), "%s/reports/%lld", c->state_dir, (long long)j->id);
+	snprintf(path, sizeof(path), "%s/job.json", dir);
+	if (access(path, R_OK) != 0)
+		return 0; /* in_progress was never queued: the dashboard knows nothing of it */
+	return queue_completed(jr, dir, c, true);
 }

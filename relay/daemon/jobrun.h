@@ -50,4 +50,9 @@ int jobrun_cases(struct jobrun *jr, struct store *s, const char *owner, const st
 /* Queues completed, built from the job's results.jsonl. */
 int jobrun_completed(struct jobrun *jr, const struct job_row *j, const struct config *c);
 
+/* For a job that failed after its in_progress was queued: completed with the conclusion
+ * "failure" and no results, so the dashboard does not show it running for ever. 0 (nothing
+ * queued) when in_progress never was. */
+int jobrun_failed(struct jobrun *jr, const struct job_row *j, const struct config *c);
+
 #endif

@@ -303,9 +303,12 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 		snprintf(detail, sizeof(detail), "%s", err_last());
 		atomic_fetch_add(&w->d->metrics.selections_failed, 1);
 		log_error("job %lld: %s", (long long)j->id, detail);
-		if (rc != ERR_BADSTATE) /* a lost lease is someone else's job now */
+		if (rc != ERR_BADSTATE) { /* a lost lease is someone else's job now */
+			if (jobrun_failed(&w->jr, j, &cfg->c) < 0)
+				log_error("job %lld: %s", (long long)j->id, err_last());
 			w->s->ops->finish(w->s, j->id, w->owner, JOB_FAILED, detail,
 					  clock_wall_ms());
+		}
 	} else {
 		log_info("job %lld: %s..%.12s: %zu kernel cases", (long long)j->id,
 			 j->base[0] ? j->base : "(root)", j->head, list.n);

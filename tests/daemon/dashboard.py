@@ -100,6 +100,10 @@ def check_jobs(d, rec, jobs, label):
               "in_progress" in order[:first_done], str(order))
 
 
+def job_state(d, jid):
+    return d.get("/api/jobs/%d" % jid)[1].get("state")
+
+
 def reported(d, n):
     jobs = d.jobs()
     return len(jobs) >= n and all(j["state"] == "reported" for j in jobs)
@@ -189,6 +193,24 @@ def main(binary):
         check_jobs(d, rec, d.jobs(), "after the outage")
         print("posts %d, distinct keys %d" % (len(rec.posts), len(rec.keys)))
         check("every job: exactly one completed key", len(rec.by_status("completed")) == 7)
+
+        # a job that fails after its in_progress went out (its report cannot be written)
+        # still ends: completed, conclusion failure, no counts
+        nxt = max(j["id"] for j in d.jobs()) + 1
+        os.makedirs(os.path.join(d.dir, "state", "reports", str(nxt), "junit.xml", "x"))
+        prev = git(up, "rev-parse", "HEAD")
+        c = commit(up, 9)
+        push = json.dumps({"ref": "refs/heads/main", "before": prev, "after": c,
+                           "repository": {"full_name": "o/r"}}).encode()
+        st, b = d.deliver("push", "hook-fail", push)
+        check("failing job is job %d" % nxt, b.get("job_id") == nxt, str(b))
+        wait(lambda: job_state(d, nxt) == "failed" and delivered_all(d, rec, 8),
+             "failed job: its completed delivered")
+        msgs = [x for x in rec.by_status("completed").values()
+                if x["workflow"]["run_id"] == str(nxt)]
+        check("failed job: completed with conclusion failure",
+              len(msgs) == 1 and msgs[0]["workflow"]["conclusion"] == "failure",
+              json.dumps(msgs)[:600])
     finally:
         d.stop()
         rec.stop()
