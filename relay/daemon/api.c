@@ -126,6 +126,11 @@ enum MHD_Result http__jobs(struct daemon *d, struct MHD_Connection *c)
 }
 
 /* The funnel of a stored selection report: its "stages" as they are. */
+static void add_count(const char *outcome, int64_t n, void *ctx)
+{
+	jx_set_int(ctx, outcome, n);
+}
+
 static json_t *funnel(const char *report)
 {
 	json_t *r = report ? jx_loadb(report, strlen(report), 256u << 20) : NULL;
@@ -152,10 +157,15 @@ enum MHD_Result http__job(struct daemon *d, struct MHD_Connection *c, const char
 		return http__error(c, 503, "store unavailable");
 	json_t *v = job_json(&j);
 	jx_set_new(v, "funnel", funnel(report));
-	/* Results and the outbox come with the executors and the dashboard client; until then
-	 * a job says what it waits for rather than an empty summary that looks like success. */
-	jx_set_new(v, "results", json_null());
-	jx_set_new(v, "outbox", json_null());
+	/* the case outcomes once recorded; null before (never an empty summary that looks like
+	 * success) */
+	json_t *res = json_object();
+	pthread_mutex_lock(&d->read_mu);
+	rc = d->read_store->ops->results_count(d->read_store, id, add_count, res);
+	pthread_mutex_unlock(&d->read_mu);
+	jx_set_new(v, "results", rc == 0 && res && json_object_size(res) ? res : json_null());
+	if (!(rc == 0 && res && json_object_size(res)))
+		json_decref(res);
 	free(report);
 	return http__reply_json(c, 200, v);
 }

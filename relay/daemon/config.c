@@ -86,9 +86,10 @@ static const struct ckey keys[] = {
 	{ "dashboard.retry_max_s", CT_INT, 1, 86400, "600", true, O(outbox_retry_max_s),
 	  "the longest wait between two attempts of one outbox message" },
 	{ "retention.jobs_days", CT_INT, 1, 36500, "30", true, O(retention_jobs_days),
-	  "reported jobs (and their deliveries and results) older than this are deleted" },
+	  "finished jobs (with their deliveries, selections, results) and sent outbox messages "
+	  "older than this are deleted" },
 	{ "retention.reports_days", CT_INT, 1, 36500, "90", true, O(retention_reports_days),
-	  "report files older than this are deleted" },
+	  "report directories (state_dir/reports/JOB) older than this are deleted" },
 };
 
 #define N_KEYS          (sizeof(keys) / sizeof(keys[0]))

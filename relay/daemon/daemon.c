@@ -73,6 +73,9 @@ static int start_threads(struct daemon *d, const struct config *c)
 			return err_set(ERR_GENERIC, "cannot start the poller thread");
 		d->poller_started = true;
 	}
+	if (pthread_create(&d->outbox, NULL, outbox_main, d) != 0)
+		return err_set(ERR_GENERIC, "cannot start the outbox thread");
+	d->outbox_started = true;
 	for (int i = 0; i < c->workers && i < 64; i++) {
 		if (pthread_create(&d->workers[i], NULL, worker_main, d) != 0)
 			return err_set(ERR_GENERIC, "cannot start worker %d", i);
@@ -157,6 +160,7 @@ void daemon_stop(struct daemon *d)
 	if (!d)
 		return;
 	atomic_store(&d->stopping, true);
+	d->exec_stop = 1;
 	http_stop(d);
 	intake_destroy(d->intake);
 	wake_all(d);
@@ -164,6 +168,8 @@ void daemon_stop(struct daemon *d)
 		pthread_join(d->poller, NULL);
 	for (int i = 0; i < d->n_workers; i++)
 		pthread_join(d->workers[i], NULL);
+	if (d->outbox_started)
+		pthread_join(d->outbox, NULL);
 	store_close(d->read_store);
 	daemon_cfg_put(d->cfg);
 	pthread_mutex_destroy(&d->cfg_mu);

@@ -6,6 +6,7 @@
 #define RELAY_DAEMON_DAEMON_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -44,6 +45,9 @@ struct daemon {
 	pthread_t workers[64];
 	int n_workers;
 	struct worker_seams seams;
+	pthread_t outbox; /* the outbox sender (outbox.c), which runs retention too */
+	bool outbox_started;
+	volatile sig_atomic_t exec_stop; /* set on stop: the pools end their cases */
 };
 
 /* Starts everything `cfg` asks for; takes `cfg` (zeroed on return). */
@@ -66,5 +70,7 @@ void http_stop(struct daemon *d);
 
 /* poller.c: the thread body, and one fetch-and-enqueue round (for tests) */
 void *poller_main(void *arg);
+/* outbox.c: the sender thread's body */
+void *outbox_main(void *arg);
 
 #endif

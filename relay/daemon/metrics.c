@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "executors/case.h"
+
 static const char *const ev_names[M_EVENTS] = { "push", "pull_request", "repository_dispatch",
 						"ping", "other" };
 static const char *const out_names[M_OUTCOMES] = { "accepted", "duplicate", "ignored", "rejected",
@@ -13,6 +15,10 @@ static const uint64_t lat_us[M_LAT_BUCKETS] = { 250,   500,   1000,   2500,   50
 static const uint64_t batch_n[M_LAT_BUCKETS] = {
 	1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096
 };
+
+/* Job run times in milliseconds (printed in seconds). */
+static const uint64_t run_ms[M_LAT_BUCKETS] = { 100,   250,   500,   1000,   2500,   5000,
+						10000, 30000, 60000, 300000, 900000, 3600000 };
 
 enum m_event metrics_event(const char *name)
 {
@@ -40,6 +46,11 @@ static void observe(struct m_hist *h, const uint64_t *bounds, uint64_t v)
 void metrics_observe_us(struct m_hist *h, uint64_t us)
 {
 	observe(h, lat_us, us);
+}
+
+void metrics_observe_seconds(struct m_hist *h, uint64_t ms)
+{
+	observe(h, run_ms, ms);
 }
 
 void metrics_observe_count(struct m_hist *h, uint64_t n)
@@ -72,6 +83,44 @@ static int counter(struct buf *o, const char *name, const char *help, atomic_uin
 {
 	return buf_appendf(o, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
 			   (unsigned long long)atomic_load(v));
+}
+
+/* What the workers, the outbox sender and retention add. */
+static int write_work(struct buf *o, struct metrics *m)
+{
+	int rc = buf_appendf(o, "# HELP spyre_ci_cases_total Kernel cases run, by outcome.\n"
+				"# TYPE spyre_ci_cases_total counter\n");
+	for (int i = 1; rc == 0 && i < EXEC_OUTCOME_COUNT && i < M_CASE_OUTCOMES; i++)
+		rc = buf_appendf(o, "spyre_ci_cases_total{outcome=\"%s\"} %llu\n",
+				 exec_outcome_name((enum exec_outcome)i),
+				 (unsigned long long)atomic_load(&m->case_outcomes[i]));
+	if (rc == 0)
+		rc = write_hist(o, "spyre_ci_job_run_seconds",
+				"A job's run: claim to its completed message queued.", &m->job_run,
+				run_ms, 1e-3);
+	struct {
+		const char *name, *help;
+		atomic_uint_fast64_t *v;
+	} c[] = {
+		{ "spyre_ci_jobs_completed_total", "Jobs run to the end.", &m->jobs_completed },
+		{ "spyre_ci_jobs_released_total", "Jobs put back unfinished (stop).",
+		  &m->jobs_released },
+		{ "spyre_ci_outbox_posts_total", "Dashboard posts, first or again.",
+		  &m->outbox_posts },
+		{ "spyre_ci_outbox_delivered_total", "Dashboard messages delivered.",
+		  &m->outbox_delivered },
+		{ "spyre_ci_outbox_retries_total", "Dashboard posts failed and scheduled again.",
+		  &m->outbox_retries },
+		{ "spyre_ci_outbox_dead_total", "Dashboard messages dead-lettered.",
+		  &m->outbox_dead },
+		{ "spyre_ci_retention_jobs_total", "Jobs removed by retention.",
+		  &m->retention_jobs },
+		{ "spyre_ci_retention_outbox_total", "Outbox messages removed by retention.",
+		  &m->retention_outbox },
+	};
+	for (size_t i = 0; rc == 0 && i < sizeof(c) / sizeof(c[0]); i++)
+		rc = counter(o, c[i].name, c[i].help, c[i].v);
+	return rc;
 }
 
 int metrics_write(struct buf *o, struct metrics *m)
@@ -114,5 +163,7 @@ int metrics_write(struct buf *o, struct metrics *m)
 	for (int i = 0; rc == 0 && i < 4; i++)
 		rc = buf_appendf(o, "spyre_ci_selection_funnel{stage=\"%s\"} %llu\n", stage[i],
 				 (unsigned long long)atomic_load(&m->funnel_last[i]));
+	if (rc == 0)
+		rc = write_work(o, m);
 	return rc;
 }

@@ -19,7 +19,8 @@ enum m_outcome {
 	M_OUTCOMES,
 };
 
-#define M_LAT_BUCKETS 12
+#define M_LAT_BUCKETS   12
+#define M_CASE_OUTCOMES 16 /* at least executors' EXEC_OUTCOME_COUNT */
 
 struct m_hist {
 	atomic_uint_fast64_t bucket[M_LAT_BUCKETS + 1]; /* the last is +Inf */
@@ -34,12 +35,19 @@ struct metrics {
 	atomic_uint_fast64_t selections_ok, selections_failed;
 	atomic_uint_fast64_t
 	    funnel_last[4]; /* the last selection: catalog, impacted, eligible, scheduled */
+	atomic_uint_fast64_t case_outcomes[M_CASE_OUTCOMES]; /* by enum exec_outcome */
+	struct m_hist job_run;                               /* claim -> completed queued */
+	atomic_uint_fast64_t jobs_completed, jobs_released;
+	atomic_uint_fast64_t outbox_posts, outbox_delivered, outbox_retries, outbox_dead;
+	atomic_uint_fast64_t retention_jobs, retention_outbox;
 };
 
 enum m_event metrics_event(const char *name);
 void metrics_delivery(struct metrics *m, enum m_event e, enum m_outcome o);
 void metrics_observe_us(struct m_hist *h, uint64_t us);
 void metrics_observe_count(struct m_hist *h, uint64_t n);
+
+void metrics_observe_seconds(struct m_hist *h, uint64_t ms);
 
 /* Appends the counters above in Prometheus text format. */
 int metrics_write(struct buf *out, struct metrics *m);

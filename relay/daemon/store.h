@@ -13,12 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 enum job_state {
 	JOB_QUEUED = 0,
 	JOB_RUNNING,
-	JOB_AWAITING, /* selection recorded; waiting for executors / the outbox sender */
+	JOB_AWAITING, /* an older daemon's "selected, waiting for the executors": claimed again */
 	JOB_REPORTED,
 	JOB_FAILED,
 	JOB_STATES,
@@ -34,6 +34,9 @@ struct job_spec {
 	const char *head;    /* 40 hex */
 	const char *tip_key; /* unique: a second job with the same key is not made */
 	int64_t pr_number;   /* 0 if none */
+	/* NULL, or a CRCR dispatch's {"event_type", "delivery_id", "payload"} as JSON: the
+	 * dashboard messages echo it */
+	const char *dispatch;
 };
 
 /* One webhook delivery to commit. `ids` are the dedup keys (the X-GitHub-Delivery GUID, and for
@@ -60,6 +63,18 @@ struct job_row {
 	int64_t lease_expires_ms;
 	char lease_owner[64];
 	char detail[512];
+};
+
+/* One kernel case's outcome, as recorded for a job. */
+struct result_row {
+	const char *case_id; /* the testcase name: method[op-shapes-dtype] */
+	const char *outcome; /* CONTRACTS.md section 5's names */
+	const char *detail;  /* NULL or the case's message */
+};
+
+/* What retention removed in one sweep. */
+struct retention_stats {
+	int64_t jobs, deliveries, results, outbox;
 };
 
 struct store;
@@ -90,9 +105,21 @@ struct store_ops {
 			     int64_t scheduled, int64_t now_ms);
 	int (*selection_get)(struct store *s, char **json, int64_t job_id); /* ERR_NOTFOUND */
 	int (*job_get)(struct store *s, struct job_row *out, int64_t id);   /* ERR_NOTFOUND */
+	/* The job's dispatch JSON (malloc()ed); ERR_NOTFOUND when it came from no dispatch. */
+	int (*job_dispatch)(struct store *s, char **json, int64_t id);
 	/* Jobs with id < before (0: from the newest), newest first, at most `max`. */
 	int (*job_list)(struct store *s, struct job_row *out, size_t *n, size_t max,
 			int64_t before);
+	/* Replaces the job's results with `rows` in one transaction, while `owner` holds it. */
+	int (*results_put)(struct store *s, int64_t job_id, const char *owner,
+			   const struct result_row *rows, size_t n, int64_t now_ms);
+	/* Counts of the job's results per outcome name, through `fn`. */
+	int (*results_count)(struct store *s, int64_t job_id,
+			     void (*fn)(const char *outcome, int64_t n, void *ctx), void *ctx);
+	/* Deletes reported and failed jobs last changed before `before_ms`, with their
+	 * deliveries, selections and results, and delivered or dead outbox messages made before
+	 * it. Work in progress (queued, running, awaiting, pending messages) is never touched. */
+	int (*retention)(struct store *s, int64_t before_ms, struct retention_stats *st);
 	int (*job_counts)(struct store *s, int64_t counts[JOB_STATES]);
 	int (*delivery_count)(struct store *s, int64_t *n);
 	int (*outbox_depth)(struct store *s, int64_t *n);

@@ -38,6 +38,23 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	/* 2: a job's last word (why it failed, what it waits for), and the claim's index */
 	"ALTER TABLE jobs ADD COLUMN detail TEXT;"
 	"CREATE INDEX jobs_state ON jobs (state, id);",
+	/* 3: the dashboard outbox in the shape dashboard-client's SQLite outbox reads and writes
+	 * (its operations run on this same database file), stamped for retention; results get a
+	 * time too. The version-1 outbox table was never written. */
+	"DROP TABLE outbox;"
+	"CREATE TABLE outbox (id INTEGER PRIMARY KEY, key TEXT NOT NULL, target TEXT NOT NULL,"
+	" job_key TEXT NOT NULL, seq INTEGER NOT NULL, format TEXT NOT NULL, body BLOB NOT NULL,"
+	" state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending','delivered','dead')),"
+	" attempts INTEGER NOT NULL DEFAULT 0, first_attempt_ms INTEGER,"
+	" next_at_ms INTEGER NOT NULL DEFAULT 0, last_status INTEGER NOT NULL DEFAULT 0,"
+	" last_error TEXT, dead_body BLOB, already INTEGER NOT NULL DEFAULT 0,"
+	" created_ms INTEGER NOT NULL DEFAULT (CAST(strftime('%s','now') AS INTEGER) * 1000),"
+	" UNIQUE (target, key));"
+	"CREATE INDEX outbox_due ON outbox (target, state, next_at_ms);"
+	"CREATE INDEX outbox_job ON outbox (target, job_key, seq);"
+	"ALTER TABLE results ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN dispatch TEXT;"
+	"CREATE INDEX jobs_updated ON jobs (state, updated_ms);",
 };
 
 static int schema_version(struct store_sqlite *s, int *out)

@@ -22,10 +22,11 @@ static const char *const sql[ST_COUNT] = {
 	[ST_JOB_BY_TIP] = "SELECT id FROM jobs WHERE tip_key = ?1",
 	[ST_JOB_ADD] = "INSERT INTO jobs (event, ref, base, head, tip_key, pr_number, state, "
 		       "created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)",
+	[ST_JOB_SET_DISPATCH] = "UPDATE jobs SET dispatch = ?2 WHERE id = ?1",
 	[ST_CURSOR_GET] = "SELECT tip FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_DEL] = "DELETE FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_ADD] = "INSERT INTO cursors (ref, tip, updated_ms) VALUES (?1, ?2, ?3)",
-	[ST_CLAIMABLE] = "SELECT id, attempts FROM jobs WHERE state = 0 OR (state = 1 AND "
+	[ST_CLAIMABLE] = "SELECT id, attempts FROM jobs WHERE state IN (0, 2) OR (state = 1 AND "
 			 "lease_expires_ms < ?1) ORDER BY id LIMIT 1",
 	[ST_CLAIM] = "UPDATE jobs SET state = 1, lease_owner = ?2, lease_expires_ms = ?3, "
 		     "attempts = attempts + 1, updated_ms = ?4 WHERE id = ?1",
@@ -51,8 +52,26 @@ static const char *const sql[ST_COUNT] = {
 			"WHERE id < ?1 ORDER BY id DESC LIMIT ?2",
 	[ST_JOB_COUNTS] = "SELECT state, COUNT(*) FROM jobs GROUP BY state",
 	[ST_DELIVERY_COUNT] = "SELECT COUNT(*) FROM deliveries",
-	[ST_OUTBOX_DEPTH] = "SELECT COUNT(*) FROM outbox WHERE state <> 'sent'",
+	[ST_OUTBOX_DEPTH] = "SELECT COUNT(*) FROM outbox WHERE state = 'pending'",
 	[ST_PING] = "SELECT 1",
+	[ST_HELD] = "UPDATE jobs SET updated_ms = ?3 WHERE id = ?1 AND state = 1 AND "
+		    "lease_owner = ?2",
+	[ST_JOB_DISPATCH] = "SELECT dispatch FROM jobs WHERE id = ?1 AND dispatch IS NOT NULL",
+	[ST_RESULTS_DEL] = "DELETE FROM results WHERE job_id = ?1",
+	[ST_RESULT_ADD] = "INSERT INTO results (job_id, case_id, outcome, detail, created_ms) "
+			  "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (job_id, case_id) DO UPDATE "
+			  "SET outcome = excluded.outcome, detail = excluded.detail",
+	[ST_RESULTS_COUNT] = "SELECT outcome, COUNT(*) FROM results WHERE job_id = ?1 "
+			     "GROUP BY outcome ORDER BY outcome",
+#define OLD_JOBS "SELECT id FROM jobs WHERE state IN (3, 4) AND updated_ms < ?1"
+	[ST_RET_DELIVERIES] = "DELETE FROM deliveries WHERE job_id IN (" OLD_JOBS ") OR "
+			      "(job_id IS NULL AND received_ms < ?1)",
+	[ST_RET_SELECTIONS] = "DELETE FROM selections WHERE job_id IN (" OLD_JOBS ")",
+	[ST_RET_RESULTS] = "DELETE FROM results WHERE job_id IN (" OLD_JOBS ")",
+	[ST_RET_JOBS] = "DELETE FROM jobs WHERE state IN (3, 4) AND updated_ms < ?1",
+#undef OLD_JOBS
+	[ST_RET_OUTBOX] = "DELETE FROM outbox WHERE state IN ('delivered', 'dead') AND "
+			  "created_ms < ?1",
 };
 
 int store__fail(struct store_sqlite *s, const char *what)
@@ -156,7 +175,13 @@ static int job_find_or_add(struct store_sqlite *s, int64_t *id, const struct job
 	if ((rc = step_done(s, st)) < 0)
 		return rc;
 	*id = sqlite3_last_insert_rowid(s->db);
-	return 0;
+	if (!j->dispatch)
+		return 0;
+	if (!(st = store__stmt(s, ST_JOB_SET_DISPATCH)))
+		return ERR_IO;
+	sqlite3_bind_int64(st, 1, *id);
+	bind_text(st, 2, j->dispatch);
+	return step_done(s, st);
 }
 
 static int delivery_add(struct store_sqlite *s, const char *id, const char *event, int64_t job,
@@ -397,6 +422,18 @@ static int held_update(struct store_sqlite *s, sqlite3_stmt *st)
 	return sqlite3_changes(s->db) == 1 ? 0 : err_set(ERR_BADSTATE, "the lease is lost");
 }
 
+/* Checks, inside the caller's transaction, that `owner` still holds the job. */
+static int still_held(struct store_sqlite *s, int64_t id, const char *owner, int64_t now)
+{
+	sqlite3_stmt *st = store__stmt(s, ST_HELD);
+	if (!st)
+		return ERR_IO;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, owner);
+	sqlite3_bind_int64(st, 3, now);
+	return held_update(s, st);
+}
+
 static int sq_renew(struct store *base, int64_t id, const char *owner, int64_t lease_ms,
 		    int64_t now)
 {
@@ -455,15 +492,10 @@ static int sq_selection_put(struct store *base, int64_t id, const char *owner, c
 		sqlite3_bind_int64(st, 4, now);
 		rc = step_done(s, st);
 	}
-	if (rc == 0 && (st = store__stmt(s, ST_RENEW))) {
+	if (rc == 0)
 		/* the selection counts only while the lease is held: check it in the same
-		 * transaction */
-		sqlite3_bind_int64(st, 1, id);
-		bind_text(st, 2, owner);
-		sqlite3_bind_int64(st, 3, now);
-		sqlite3_bind_int64(st, 4, now);
-		rc = held_update(s, st);
-	}
+		 * transaction (leaving the lease's expiry to the keeper) */
+		rc = still_held(s, id, owner, now);
 	if (rc == 0)
 		rc = store__commit(s);
 	return store__rollback(s, rc);
@@ -531,6 +563,93 @@ static int sq_ping(struct store *base)
 	return count(base, ST_PING, &one);
 }
 
+static int sq_job_dispatch(struct store *base, char **json, int64_t id)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store__stmt(s, ST_JOB_DISPATCH);
+	*json = NULL;
+	if (!st)
+		return ERR_IO;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !(*json = strdup((const char *)sqlite3_column_text(st, 0))))
+		rc = SQLITE_NOMEM;
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE
+		   ? err_set(ERR_NOTFOUND, "job %lld came from no dispatch", (long long)id)
+		   : store__fail(s, "job dispatch");
+}
+
+static int sq_results_put(struct store *base, int64_t id, const char *owner,
+			  const struct result_row *rows, size_t n, int64_t now)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	int rc = store__begin(s);
+	if (rc == 0)
+		rc = still_held(s, id, owner, now);
+	sqlite3_stmt *st = rc == 0 ? store__stmt(s, ST_RESULTS_DEL) : NULL;
+	if (st) {
+		sqlite3_bind_int64(st, 1, id);
+		rc = step_done(s, st);
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (!(st = store__stmt(s, ST_RESULT_ADD))) {
+			rc = ERR_IO;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, id);
+		bind_text(st, 2, rows[i].case_id);
+		bind_text(st, 3, rows[i].outcome);
+		if (rows[i].detail && rows[i].detail[0])
+			bind_text(st, 4, rows[i].detail);
+		sqlite3_bind_int64(st, 5, now);
+		rc = step_done(s, st);
+	}
+	if (rc == 0)
+		rc = store__commit(s);
+	return store__rollback(s, rc);
+}
+
+static int sq_results_count(struct store *base, int64_t id,
+			    void (*fn)(const char *outcome, int64_t n, void *ctx), void *ctx)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store__stmt(s, ST_RESULTS_COUNT);
+	if (!st)
+		return ERR_IO;
+	sqlite3_bind_int64(st, 1, id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fn((const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1), ctx);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : store__fail(s, "results");
+}
+
+static int sq_retention(struct store *base, int64_t before, struct retention_stats *out)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	static const enum st_id steps[] = { ST_RET_DELIVERIES, ST_RET_SELECTIONS, ST_RET_RESULTS,
+					    ST_RET_JOBS, ST_RET_OUTBOX };
+	int64_t *counts[] = { &out->deliveries, NULL, &out->results, &out->jobs, &out->outbox };
+	*out = (struct retention_stats){ 0 };
+	int rc = store__begin(s);
+	for (size_t i = 0; rc == 0 && i < sizeof(steps) / sizeof(steps[0]); i++) {
+		sqlite3_stmt *st = store__stmt(s, steps[i]);
+		if (!st) {
+			rc = ERR_IO;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, before);
+		if ((rc = step_done(s, st)) == 0 && counts[i])
+			*counts[i] = sqlite3_changes(s->db);
+	}
+	if (rc == 0)
+		rc = store__commit(s);
+	return store__rollback(s, rc);
+}
+
 static void sq_close(struct store *base)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
@@ -553,6 +672,10 @@ const struct store_ops store__sqlite_ops = {
 	.selection_get = sq_selection_get,
 	.job_get = sq_job_get,
 	.job_list = sq_job_list,
+	.job_dispatch = sq_job_dispatch,
+	.results_put = sq_results_put,
+	.results_count = sq_results_count,
+	.retention = sq_retention,
 	.job_counts = sq_job_counts,
 	.delivery_count = sq_delivery_count,
 	.outbox_depth = sq_outbox_depth,

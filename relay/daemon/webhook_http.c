@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/hmac.h"
+#include "common/jsonx.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/num.h"
@@ -91,6 +92,22 @@ static enum MHD_Result first_call(struct daemon *d, struct MHD_Connection *c, vo
 	return MHD_YES;
 }
 
+/* What the dashboard messages of a dispatched job echo: the client_payload's event_type,
+ * delivery_id and payload (webhook_decide() has checked their types), compact JSON. */
+static char *dispatch_json(const char *body, size_t len)
+{
+	json_t *root = jx_loadb(body, len, WEBHOOK_BODY_MAX);
+	const json_t *cp = root ? jx_get(root, "client_payload") : NULL;
+	json_t *out = cp ? json_pack("{s:O?, s:O?, s:O?}", "event_type", jx_get(cp, "event_type"),
+				     "delivery_id", jx_get(cp, "delivery_id"), "payload",
+				     jx_get(cp, "payload"))
+			 : NULL;
+	char *text = out ? jx_dumps(out) : NULL;
+	json_decref(out);
+	json_decref(root);
+	return text;
+}
+
 static enum MHD_Result answer_decision(struct daemon *d, struct MHD_Connection *c, struct wh_ctx *w,
 				       struct wh_decision *dec)
 {
@@ -110,7 +127,17 @@ static enum MHD_Result answer_decision(struct daemon *d, struct MHD_Connection *
 	}
 	struct intake_item it;
 	webhook_item(&it, dec);
-	if (intake_submit(d->intake, &it) < 0) {
+	struct job_spec js;
+	char *dispatch = NULL;
+	if (it.job && strcmp(w->event, "repository_dispatch") == 0 &&
+	    (dispatch = dispatch_json(buf_str(&w->body), w->body.len))) {
+		js = *it.job;
+		js.dispatch = dispatch;
+		it.job = &js;
+	}
+	int src = intake_submit(d->intake, &it);
+	free(dispatch);
+	if (src < 0) {
 		metrics_delivery(&d->metrics, ev, M_OUT_ERROR);
 		log_error("webhook %s: %s", w->delivery, err_last());
 		return http__error(c, 503, "the delivery could not be stored; retry");

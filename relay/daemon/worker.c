@@ -1,4 +1,4 @@
-/* A worker thread: claim, bring the range into the mirror, select, record, hand on. The
+/* A worker thread: claim, bring the range into the mirror, select, record, run the cases. The
  * selector's state that is exact across jobs (the catalog cache: blobs by id, catalogs by tree;
  * the spec set, its resolver and the drift memo) lives in the worker and is kept between jobs;
  * the specs are loaded again only when SIGHUP brought a new configuration. A lease keeper
@@ -18,6 +18,7 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "daemon.h"
+#include "jobrun.h"
 #include "mirror.h"
 #include "select_front.h"
 #include "selector/changes.h"
@@ -36,6 +37,7 @@ struct worker {
 	struct spec_set *specs;
 	struct spec_resolver *resolver;
 	struct select_drift_memo *memo;
+	struct jobrun jr;
 };
 
 static void specs_drop(struct worker *w)
@@ -125,7 +127,7 @@ static int renew(struct worker *w, const struct job_row *j, const struct config 
 }
 
 static int select_range(struct worker *w, const struct job_row *j, const struct config *c,
-			struct select_report *rep)
+			struct select_report *rep, struct spec_case_list *list)
 {
 	char repo[PATH_TEXT_MAX];
 	struct change_set *cs = NULL;
@@ -156,6 +158,9 @@ static int select_range(struct worker *w, const struct job_row *j, const struct 
 	}
 	if (rc == 0)
 		rc = selector_stage4_run(rep, NULL, NULL, &budget, (size_t)c->selection_shards);
+	/* the cases point into the worker's spec set, which outlives the job */
+	if (rc == 0)
+		rc = front_expand_scheduled(&f, rep, w->specs, w->resolver, NULL, list);
 	front_finish(&f);
 	selector_change_set_destroy(cs);
 	return rc;
@@ -168,31 +173,34 @@ static void publish_funnel(struct daemon *d, const struct select_report *rep)
 		atomic_store(&d->metrics.funnel_last[i], rep->stages[i].out);
 }
 
-/* After the selection is recorded: the executors and the outbox, when they are plugged in. */
-static int hand_on(struct worker *w, const struct job_row *j, const char *json, size_t scheduled)
+/* After the selection is recorded: in_progress queued, the cases run and recorded, completed
+ * queued, the job reported. A stop request in the middle puts the job back (queued). */
+static int hand_on(struct worker *w, const struct job_row *j, const struct config *c,
+		   const struct spec_case_list *list, int64_t t0)
 {
-	const struct worker_seams *sm = &w->d->seams;
-	int64_t now = clock_wall_ms();
-	char detail[200];
-	if (!sm->run_cases) {
-		snprintf(detail, sizeof(detail),
-			 "selection recorded (%zu tests scheduled); waiting for the kernel-case "
-			 "executors",
-			 scheduled);
-		return w->s->ops->finish(w->s, j->id, w->owner, JOB_AWAITING, detail, now);
-	}
-	int rc = sm->queue_message ? sm->queue_message(sm->ctx, w->s, j, "in_progress") : 0;
+	int rc = jobrun_started(&w->jr, w->s, j, c);
 	if (rc == 0)
-		rc = sm->run_cases(sm->ctx, w->s, j, json);
-	if (rc == 0 && sm->queue_message)
-		rc = sm->queue_message(sm->ctx, w->s, j, "completed");
+		rc = jobrun_cases(&w->jr, w->s, w->owner, j, c, list);
+	if (rc == 1) {
+		atomic_fetch_add(&w->d->metrics.jobs_released, 1);
+		log_info("job %lld: stopped mid-run; back in the queue", (long long)j->id);
+		return w->s->ops->release(w->s, j->id, w->owner, clock_wall_ms());
+	}
+	if (rc == 0)
+		rc = jobrun_completed(&w->jr, j, c);
 	if (rc < 0)
 		return rc;
-	return w->s->ops->finish(w->s, j->id, w->owner,
-				 sm->queue_message ? JOB_REPORTED : JOB_AWAITING,
-				 sm->queue_message ? "results queued for the dashboard"
-						   : "results recorded; waiting for the outbox",
-				 clock_wall_ms());
+	char detail[200];
+	bool dash = c->crcr_url[0] || c->hud_url[0];
+	snprintf(detail, sizeof(detail), "%zu kernel cases run; %s", list->n,
+		 dash ? "results queued for the dashboard" : "no dashboard configured");
+	rc = w->s->ops->finish(w->s, j->id, w->owner, JOB_REPORTED, detail, clock_wall_ms());
+	if (rc == 0) {
+		atomic_fetch_add(&w->d->metrics.jobs_completed, 1);
+		int64_t ms = clock_wall_ms() - t0;
+		metrics_observe_seconds(&w->d->metrics.job_run, (uint64_t)(ms > 0 ? ms : 0));
+	}
+	return rc;
 }
 
 /* Keeps a job's lease alive while the worker is busy with it (the selector on a large range,
@@ -269,14 +277,17 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 		w->s->ops->release(w->s, j->id, w->owner, clock_wall_ms());
 		return;
 	}
+	int64_t t0 = clock_wall_ms();
 	struct select_report rep;
 	selector_report_init(&rep);
+	struct spec_case_list list;
+	testspecs_cases_init(&list);
 	char *json = NULL;
 	int rc = prepare_range(j, &cfg->c);
 	if (rc == 0)
 		rc = specs_load(w, cfg);
 	if (rc == 0)
-		rc = select_range(w, j, &cfg->c, &rep);
+		rc = select_range(w, j, &cfg->c, &rep, &list);
 	if (rc == 0 && !(json = selector_report_json(&rep)))
 		rc = err_set(ERR_NOMEM, "out of memory");
 	if (rc == 0)
@@ -285,21 +296,25 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 	if (rc == 0) {
 		atomic_fetch_add(&w->d->metrics.selections_ok, 1);
 		publish_funnel(w->d, &rep);
-		rc = hand_on(w, j, json, rep.stages[3].out);
+		rc = hand_on(w, j, &cfg->c, &list, t0);
 	}
 	if (rc < 0) {
 		char detail[400];
 		snprintf(detail, sizeof(detail), "%s", err_last());
 		atomic_fetch_add(&w->d->metrics.selections_failed, 1);
 		log_error("job %lld: %s", (long long)j->id, detail);
-		if (rc != ERR_BADSTATE) /* a lost lease is someone else's job now */
+		if (rc != ERR_BADSTATE) { /* a lost lease is someone else's job now */
+			if (jobrun_failed(&w->jr, j, &cfg->c) < 0)
+				log_error("job %lld: %s", (long long)j->id, err_last());
 			w->s->ops->finish(w->s, j->id, w->owner, JOB_FAILED, detail,
 					  clock_wall_ms());
+		}
 	} else {
-		log_info("job %lld: %s..%.12s selected", (long long)j->id,
-			 j->base[0] ? j->base : "(root)", j->head);
+		log_info("job %lld: %s..%.12s: %zu kernel cases", (long long)j->id,
+			 j->base[0] ? j->base : "(root)", j->head, list.n);
 	}
 	keeper_stop(&k);
+	testspecs_cases_finish(&list);
 	free(json);
 	selector_report_finish(&rep);
 }
@@ -314,6 +329,12 @@ void *worker_main(void *arg)
 	int rc = store_sqlite_open(&w.s, cfg->c.state_dir);
 	if (rc == 0)
 		rc = selector_catalog_cache_create(&w.cache, 0);
+	if (rc == 0)
+		rc = jobrun_open(&w.jr, &cfg->c);
+	w.jr.runner = w.d->seams.runner;
+	w.jr.runner_ctx = w.d->seams.runner_ctx;
+	w.jr.stop = &w.d->exec_stop;
+	w.jr.metrics = &w.d->metrics;
 	daemon_cfg_put(cfg);
 	if (rc < 0)
 		log_error("worker %s: %s", w.owner, err_last());
@@ -336,6 +357,7 @@ void *worker_main(void *arg)
 		}
 	}
 	specs_drop(&w);
+	jobrun_close(&w.jr);
 	selector_catalog_cache_destroy(w.cache);
 	store_close(w.s);
 	return NULL;

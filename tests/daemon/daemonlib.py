@@ -114,3 +114,70 @@ def dispatch(client_payload, repo="torch-spyre/torch-spyre"):
     return json.dumps({"action": client_payload.get("event_type", "x"),
                        "client_payload": client_payload,
                        "repository": {"full_name": repo}}).encode()
+
+
+class Receiver:
+    """A dashboard receiver on loopback (CRCR's callback endpoint as far as spyre-ci can tell):
+    records every POST with its Idempotency-Key and answers 200, or "already recorded" for a key
+    it has. stop() takes it down (connections refused), start() brings it back on the same
+    port."""
+
+    def __init__(self, port=None):
+        import threading
+        self.port = port or free_port()
+        self.lock = threading.Lock()
+        self.posts = []    # (key, body dict) in arrival order, repeats included
+        self.keys = {}     # key -> body dict, the first arrival
+        self.server = None
+
+    def start(self):
+        import http.server
+        import threading
+        rec = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(n))
+                key = self.headers.get("Idempotency-Key", "")
+                with rec.lock:
+                    rec.posts.append((key, body))
+                    again = key in rec.keys
+                    rec.keys.setdefault(key, body)
+                out = b'{"status":"already recorded"}' if again else b'{"ok":true}'
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(out)))
+                    self.end_headers()
+                    self.wfile.write(out)
+                except OSError:
+                    pass  # the sender was killed mid-post: it sends again
+
+            def log_message(self, *a):
+                pass
+
+        http.server.ThreadingHTTPServer.allow_reuse_address = True
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), H)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def url(self):
+        return "http://127.0.0.1:%d/github/callback" % self.port
+
+    def by_status(self, status):
+        """The first arrival of every key whose body has workflow.status == status."""
+        with self.lock:
+            return {k: b for k, b in self.keys.items() if b["workflow"]["status"] == status}
+
+
+def dashboard_config(d, receiver, retry_max_s=1):
+    tok = os.path.join(d.dir, "crcr-token")
+    with open(tok, "w") as f:
+        f.write("t0ken\n")
+    return ("dashboard:\n  crcr_url: %s\n  crcr_token_file: %s\n  retry_max_s: %d\n"
+            % (receiver.url(), tok, retry_max_s))

@@ -5,7 +5,10 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/limits.h"
 #include "select_front.h"
+#include "testspecs/cases.h"
+#include "testspecs/resolve.h"
 
 /* The blob cache, backed by `cache_dir` when not NULL. */
 static int open_cache(struct front *f, const char *cache_dir)
@@ -248,4 +251,39 @@ void front_finish(struct front *f)
 	if (!f->cache_borrowed)
 		selector_catalog_cache_destroy(f->cache);
 	memset(f, 0, sizeof *f);
+}
+
+static const struct select_candidate *find_candidate(const struct front *f, const char *id)
+{
+	for (size_t i = 0; i < f->n_cands; i++)
+		if (strcmp(f->cands[i].id, id) == 0)
+			return &f->cands[i];
+	return NULL;
+}
+
+int front_expand_scheduled(const struct front *f, const struct select_report *rep,
+			   const struct spec_set *set, const struct spec_resolver *r,
+			   const char *tier, struct spec_case_list *list)
+{
+	for (size_t i = 0; i < rep->n_tests; i++) {
+		const struct select_test *t = &rep->tests[i];
+		const struct select_candidate *c = find_candidate(f, t->id);
+		if (t->fate != SELECT_SCHEDULED || !c)
+			continue;
+		const char *sep = strstr(t->id, "::");
+		char path[PATH_TEXT_MAX];
+		snprintf(path, sizeof(path), "%.*s", sep ? (int)(sep - t->id) : 0, t->id);
+		struct spec_case_test ct = {
+			.test_id = t->id,
+			.tier = tier,
+			.opinfo = c->opinfo,
+			.family = testspecs_family_for_path(path),
+			.body_ops = c->body_ops,
+			.n_body_ops = c->n_body_ops,
+		};
+		struct spec_expand_result res;
+		if (testspecs_cases_expand(list, r, set, &ct, &res))
+			return err_prefix("kernel cases of '%s': ", t->id);
+	}
+	return 0;
 }

@@ -42,6 +42,15 @@ int front_catalogs_diff(struct front *f, const char *repo_dir, const struct chan
 /* Runs stage 2 on the change set and makes the candidates. */
 int front_impact(struct front *f, const struct change_set *cs);
 
+/* Expands every test the report schedules into its kernel cases, in rank order (the cases point
+ * into `set`, which must outlive `list`). `tier` NULL: any. */
+struct spec_set;
+struct spec_resolver;
+struct spec_case_list;
+int front_expand_scheduled(const struct front *f, const struct select_report *rep,
+			   const struct spec_set *set, const struct spec_resolver *r,
+			   const char *tier, struct spec_case_list *list);
+
 void front_finish(struct front *f);
 
 #endif
