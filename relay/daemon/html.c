@@ -86,7 +86,7 @@ static const char style[] =
     "header{background:#1d2430;color:#fff;padding:.6em 1em;display:flex;flex-wrap:wrap;"
     "gap:.4em 1.2em;align-items:baseline}"
     "header b{font-size:1.1em}header a{color:#cfe3ff;text-decoration:none}"
-    "main{padding:.8em 1em;max-width:72em}"
+    "main{padding:.8em 1em}"
     "h1{font-size:1.3em;margin:.3em 0}h2{font-size:1.1em;margin:1.2em 0 .4em}"
     ".box{overflow-x:auto;background:#fff;border:1px solid #d9dde3;border-radius:6px}"
     "table{border-collapse:collapse;width:100%}"
@@ -104,7 +104,9 @@ static const char style[] =
     ".muted{color:#5d6776}.num{text-align:right;font-variant-numeric:tabular-nums}"
     "form{margin:.4em 0}select,button{font:inherit}"
     "svg{max-width:100%;height:auto;background:#fff;border:1px solid #d9dde3;"
-    "border-radius:6px}";
+    "border-radius:6px}"
+    ".charts{display:flex;flex-wrap:wrap;gap:1em}.charts svg{flex:1 1 30em}"
+    "td.commit{min-width:18em}pre{white-space:pre-wrap;margin:.4em 0 0}";
 
 int html_begin(struct buf *b, const char *title, int refresh_s)
 {

@@ -45,7 +45,7 @@ static int num_cell(struct buf *b, const json_t *v, const char *path)
 
 static int funnel_cells(struct buf *b, const json_t *j)
 {
-	static const char *const f[] = { "funnel.changed", "funnel.impacted", "funnel.eligible",
+	static const char *const f[] = { "funnel.candidates", "funnel.impacted", "funnel.eligible",
 					 "funnel.scheduled" };
 	int rc = 0;
 	for (int i = 0; rc == 0 && i < 4; i++)
@@ -84,7 +84,8 @@ static int index_row(struct buf *b, const json_t *j)
 	char when[32];
 	const char *state = s_or(j, "state", "?");
 	long long id = (long long)json_integer_value(json_object_get(j, "id"));
-	int rc = buf_appendf(b, "<tr><td><a href=\"/jobs/%lld\">#%lld</a></td><td><code>", id, id);
+	int rc = buf_appendf(
+	    b, "<tr><td><a href=\"/jobs/%lld\">#%lld</a></td><td class=\"commit\"><code>", id, id);
 	if (rc == 0)
 		rc = html_text(b, s_or(j, "short", ""));
 	if (rc == 0)
@@ -179,7 +180,7 @@ int pages_index_html(struct buf *b, const json_t *v)
 	if (rc == 0)
 		rc = buf_append_str(
 		    b, "<div class=\"box\"><table><tr><th>job</th><th>commit</th><th>trigger</th>"
-		       "<th>state</th><th>changed</th><th>impacted</th><th>eligible</th>"
+		       "<th>state</th><th>candidates</th><th>impacted</th><th>eligible</th>"
 		       "<th>scheduled</th><th>passed</th><th>failed</th><th>other</th>"
 		       "<th>device time</th></tr>\n");
 	size_t i;

@@ -19,7 +19,7 @@ static json_t *stages_funnel(const json_t *report)
 	const json_t *st = jx_get(report, "stages");
 	if (!json_is_array(st) || json_array_size(st) < 4)
 		return json_null();
-	static const char *const names[] = { "changed", "impacted", "eligible", "scheduled" };
+	static const char *const names[] = { "candidates", "impacted", "eligible", "scheduled" };
 	json_t *f = json_object();
 	json_int_t total = json_integer_value(json_object_get(json_array_get(st, 0), "in"));
 	jx_set_int(f, "tests", total);

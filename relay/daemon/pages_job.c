@@ -60,11 +60,11 @@ static int head(struct buf *b, const json_t *v, long long id)
 
 static int funnel(struct buf *b, const json_t *f)
 {
-	static const char *const names[] = { "changed", "impacted", "eligible", "scheduled" };
+	static const char *const names[] = { "candidates", "impacted", "eligible", "scheduled" };
 	if (!json_is_object(f))
 		return buf_append_str(b, "<h2>Funnel</h2><p class=\"muted\">no selection recorded "
 					 "yet</p>\n");
-	double top = (double)json_integer_value(json_object_get(f, "changed"));
+	double top = (double)json_integer_value(json_object_get(f, "candidates"));
 	int rc = buf_appendf(b,
 			     "<h2>Funnel</h2><p class=\"muted\">of %lld tests</p><div "
 			     "class=\"box\"><table>",

@@ -12,7 +12,7 @@
 
 #define SVG_W   640
 #define SVG_H   180
-#define SVG_PAD 36
+#define SVG_PAD 48
 
 struct chart {
 	const char *title; /* also the SVG's accessible title */
@@ -54,8 +54,19 @@ static int axes(struct buf *b, const struct chart *c, double top)
 	return rc;
 }
 
+/* A point's marker, with its value as a tooltip. */
+static int dots_add(struct buf *dots, double px, double py, double v, const char *unit,
+		    json_int_t id)
+{
+	bool pct = !strcmp(unit, "%");
+	return buf_appendf(dots,
+			   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#4a7bd0\"><title>job "
+			   "#%lld: %.3g%s</title></circle>",
+			   px, py, (long long)id, pct ? v * 100 : v, unit);
+}
+
 /* One line chart; a job without the value leaves a gap. */
-static int chart(struct buf *b, const json_t *pts, const struct chart *c)
+static int chart_draw(struct buf *b, const json_t *pts, const struct chart *c, struct buf *dots)
 {
 	double top = strcmp(c->unit, "%") ? max_of(pts, c->key) : 1.0;
 	size_t n = json_array_size(pts), i;
@@ -81,10 +92,15 @@ static int chart(struct buf *b, const json_t *pts, const struct chart *c)
 					       "stroke-width=\"2\" points=\"");
 		if (rc == 0)
 			rc = buf_appendf(b, "%.1f,%.1f ", px, py);
+		if (rc == 0)
+			rc = dots_add(dots, px, py, json_number_value(x), c->unit,
+				      json_integer_value(json_object_get(p, "id")));
 		open = any = true;
 	}
 	if (rc == 0 && open)
 		rc = buf_append_str(b, "\"/>");
+	if (rc == 0 && dots->len)
+		rc = buf_append(b, dots->data, dots->len);
 	if (rc == 0 && !any)
 		rc =
 		    buf_appendf(b,
@@ -104,6 +120,15 @@ static int chart(struct buf *b, const json_t *pts, const struct chart *c)
 	return rc == 0 ? buf_append_str(b, "</svg>\n") : rc;
 }
 
+static int chart(struct buf *b, const json_t *pts, const struct chart *c)
+{
+	struct buf dots;
+	buf_init(&dots, PAGES_HTML_MAX);
+	int rc = chart_draw(b, pts, c, &dots);
+	buf_finish(&dots);
+	return rc;
+}
+
 int pages_trends_html(struct buf *b, const json_t *v)
 {
 	static const struct chart charts[] = {
@@ -117,11 +142,12 @@ int pages_trends_html(struct buf *b, const json_t *v)
 	if (rc == 0)
 		rc = buf_appendf(b, "<h1>Trends over the last %zu jobs</h1>\n",
 				 json_array_size(pts));
-	for (size_t i = 0; rc == 0 && i < sizeof(charts) / sizeof(charts[0]); i++) {
-		rc = buf_appendf(b, "<h2>%s</h2>\n", charts[i].title);
-		if (rc == 0)
-			rc = chart(b, pts, &charts[i]);
-	}
+	if (rc == 0)
+		rc = buf_append_str(b, "<div class=\"charts\">\n");
+	for (size_t i = 0; rc == 0 && i < sizeof(charts) / sizeof(charts[0]); i++)
+		rc = chart(b, pts, &charts[i]);
+	if (rc == 0)
+		rc = buf_append_str(b, "</div>\n");
 	if (rc == 0)
 		rc = buf_append_str(b, "<h2>Flaky cases</h2>\n");
 	const json_t *fl = json_object_get(v, "flaky"), *f;
