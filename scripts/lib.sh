@@ -1,4 +1,4 @@
-# Shared by scripts/test.sh, scripts/main.sh and .ci/run: install what is missing (Debian 12),
+# Shared by scripts/test.sh, scripts/main.sh, scripts/tour.sh and .ci/run: install what is missing (Debian 12),
 # configure once, build. Sourced, not run.
 
 # Debian packages the build, the tests and the benchmarks need.

@@ -129,6 +129,32 @@ def pages(d, job):
     check("a bad job id: 404", st == 404, st)
 
 
+def real_sender(d, binary, tok, job_id):
+    """The dashboard client's own sender (`spyre-ci report --format hud`) against the receiver:
+    what the daemon's outbox will do."""
+    import shutil
+    import subprocess
+    res = os.path.join(d.dir, "results")
+    os.makedirs(res, exist_ok=True)
+    job = json.load(open(os.path.join(DASH, "job-pr.json")))
+    job["workflow"]["check_run_id"] = "report-1"
+    with open(os.path.join(res, "job.json"), "w") as f:
+        json.dump(job, f)
+    shutil.copy(os.path.join(DASH, "results.jsonl"), res)
+    url = "http://127.0.0.1:%d/api/crcr/results" % d.port
+    for what, extra in (("spyre-ci report --format hud delivers to the receiver", []),
+                        ("a repost is answered already recorded, counted delivered",
+                         ["--repost"])):
+        r = subprocess.run([binary, "report", "--to", url, "--results", res, "--token-file",
+                            tok, "--format", "hud", "--json"] + extra,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        check(what, r.returncode == 0, r.stdout.decode()[-2000:])
+    st, v = d.get("/api/dashboard/jobs/%d" % job_id)
+    mine = [m for m in v.get("reports", []) if m["record"].endswith("/report-1")]
+    check("the sender's two messages are stored once each",
+          sorted(m["status"] for m in mine) == ["completed", "in_progress"], mine)
+
+
 def main(binary):
     extra = ("upstream:\n  repo: pytorch/pytorch\n  branches: [main]\n  poll_interval_s: 0\n"
              "workers:\n  count: 0\n")
@@ -152,6 +178,7 @@ def main(binary):
         job = body["job_id"]
         answers(d)
         pages(d, job)
+        real_sender(d, binary, tok, job)
         d.stop()
         d.start()
         expect("after a restart: still already recorded",
