@@ -112,8 +112,9 @@ static int result_row(struct buf *b, const json_t *r)
 		rc = el(b, "<td class=\"mono\">", s_or(r, "plan", "-"), "</td>");
 	if (rc == 0)
 		rc = el(b, "<td>", s_or(r, "message", ""), "");
-	if (rc == 0 && jx_get_str(r, "trace")) /* a Perfetto trace the executor kept */
-		rc = el(b, " <a href=\"", jx_get_str(r, "trace"), "\">trace</a>");
+	const char *trace = jx_get_str(r, "trace"); /* a Perfetto trace the executor kept */
+	if (rc == 0 && trace && (trace[0] == '/' || !strncmp(trace, "https://", 8)))
+		rc = el(b, " <a href=\"", trace, "\">trace</a>"); /* never a javascript: URL */
 	return rc == 0 ? buf_append_str(b, "</td></tr>\n") : rc;
 }
 
