@@ -84,8 +84,11 @@ static int index_row(struct buf *b, const json_t *j)
 	char when[32];
 	const char *state = s_or(j, "state", "?");
 	long long id = (long long)json_integer_value(json_object_get(j, "id"));
-	int rc = buf_appendf(
-	    b, "<tr><td><a href=\"/jobs/%lld\">#%lld</a></td><td class=\"commit\"><code>", id, id);
+	int rc = buf_appendf(b, "<tr><td><a href=\"/jobs/%lld\">#%lld</a></td><td>", id, id);
+	if (rc == 0) /* the state second: on a phone it shows without scrolling */
+		rc = badge(b, state);
+	if (rc == 0)
+		rc = buf_append_str(b, "</td><td class=\"commit\"><code>");
 	if (rc == 0)
 		rc = html_text(b, s_or(j, "short", ""));
 	if (rc == 0)
@@ -105,10 +108,6 @@ static int index_row(struct buf *b, const json_t *j)
 		rc = buf_append_str(b, "</span></td><td>");
 	if (rc == 0)
 		rc = html_text(b, s_or(j, "trigger", ""));
-	if (rc == 0)
-		rc = buf_append_str(b, "</td><td>");
-	if (rc == 0)
-		rc = badge(b, state);
 	if (rc == 0)
 		rc = buf_append_str(b, "</td>");
 	if (rc == 0)
@@ -179,8 +178,8 @@ int pages_index_html(struct buf *b, const json_t *v)
 		rc = filters(b, v);
 	if (rc == 0)
 		rc = buf_append_str(
-		    b, "<div class=\"box\"><table><tr><th>job</th><th>commit</th><th>trigger</th>"
-		       "<th>state</th><th>candidates</th><th>impacted</th><th>eligible</th>"
+		    b, "<div class=\"box\"><table><tr><th>job</th><th>state</th><th>commit</th>"
+		       "<th>trigger</th><th>candidates</th><th>impacted</th><th>eligible</th>"
 		       "<th>scheduled</th><th>passed</th><th>failed</th><th>other</th>"
 		       "<th>device time</th></tr>\n");
 	size_t i;

@@ -3,8 +3,10 @@ real binary, the HUD envelope goldens of tests/fixtures/dashboard/ (what the das
 sends), and hostile bodies: a wrong or missing token, malformed JSON, a missing field, an
 oversized body, script in a test id. Each must get its documented answer; what is accepted must
 show on the pages, escaped. Usage: receiver.py SPYRE_CI."""
+import http.client
 import json
 import os
+import socket
 import sys
 
 from daemonlib import Daemon
@@ -60,6 +62,30 @@ def hostile_envelope():
     return json.dumps(env).encode()
 
 
+def announced_oversize(port):
+    """Announces a body one byte past 2 MB and sends the start of it."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(b"POST /api/crcr/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+              b"\r\nx-hud-internal-bot: " + TOKEN.encode() +
+              b"\r\nContent-Length: %d\r\n\r\n" % (2 * 1024 * 1024 + 1) + b"{" * 1024)
+    head = s.recv(64)
+    s.close()
+    return int(head.split()[1]) if head.startswith(b"HTTP/1.1") else -1
+
+
+def chunked_oversize(d):
+    """A body past 2 MB with no Content-Length: read up to the cap, then refused."""
+    c = http.client.HTTPConnection("127.0.0.1", d.port, timeout=60)
+    chunks = (b"x" * 65536 for _ in range(40))
+    c.request("POST", "/api/crcr/results", body=chunks, encode_chunked=True,
+              headers={"Content-Type": "application/json", "x-hud-internal-bot": TOKEN,
+                       "Transfer-Encoding": "chunked"})
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, json.loads(data)
+
+
 def answers(d):
     expect("in_progress golden accepted", post(d, golden("hud-in_progress.json")), 202)
     expect("completed golden accepted", post(d, golden("hud-completed.json")), 202)
@@ -86,8 +112,8 @@ def answers(d):
     env["untrusted"]["callback_payload"]["workflow"]["failed_tests_json"] = "{nope"
     expect("failed_tests_json not JSON", post(d, json.dumps(env).encode()), 400,
            "failed_tests_json")
-    big = b'{"trusted": "' + b"x" * (2 * 1024 * 1024) + b'"}'
-    expect("oversized body", post(d, big), 413)
+    check("oversized body announced: 413 before it is read", announced_oversize(d.port) == 413)
+    expect("oversized body sent in chunks (no length): 413", chunked_oversize(d), 413)
     expect("wrong content type", post(d, golden("hud-completed.json"), ctype="text/plain"), 415)
     st, _ = d.request("GET", "/api/crcr/results")
     check("GET is 405", st == 405, st)
