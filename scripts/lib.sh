@@ -1,4 +1,4 @@
-# Shared by scripts/test.sh, scripts/main.sh and .ci/run: install what is missing (Debian 12),
+# Shared by scripts/test.sh, scripts/main.sh, scripts/tour.sh and .ci/run: install what is missing (Debian 12),
 # configure once, build. Sourced, not run.
 
 # Debian packages the build, the tests and the benchmarks need.
@@ -6,6 +6,7 @@ SPYRE_CI_PACKAGES=(
 	build-essential meson ninja-build pkg-config git clang clang-format
 	libgit2-dev libyaml-dev libcurl4-openssl-dev libjansson-dev libcriterion-dev
 	libmicrohttpd-dev libsqlite3-dev libssl-dev libpcre2-dev libopenblas-dev valgrind
+	chromium # the dashboard's browser test (tests/daemon/browser.py)
 )
 
 ensure_packages() {

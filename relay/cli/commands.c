@@ -6,6 +6,7 @@
 #include "commands.h"
 
 const struct cli_command cli_commands[] = {
+	{ "demo", cmd_demo_main, cmd_demo_summary, cmd_demo_help },
 	{ "emu", cmd_emu_main, cmd_emu_summary, cmd_emu_help },
 	{ "fixture", cmd_fixture_main, cmd_fixture_summary, cmd_fixture_help },
 	{ "report", cmd_report_main, cmd_report_summary, cmd_report_help },

@@ -17,6 +17,10 @@ int cmd_select_main(int argc, char **argv);
 extern const char cmd_select_summary[];
 extern const char cmd_select_help[];
 
+int cmd_demo_main(int argc, char **argv);
+extern const char cmd_demo_summary[];
+extern const char cmd_demo_help[];
+
 int cmd_report_main(int argc, char **argv);
 extern const char cmd_report_summary[];
 extern const char cmd_report_help[];

@@ -83,6 +83,8 @@ static const struct ckey keys[] = {
 	  "HUD upload URL; empty: no HUD messages" },
 	{ "dashboard.hud_token_file", CT_STR, 0, S, "\"\"", true, O(hud_token_file),
 	  "file holding the HUD token" },
+	{ "dashboard.receiver_token_file", CT_STR, 0, S, "\"\"", true, O(receiver_token_file),
+	  "token the built-in receiver (POST /api/crcr/results) accepts; empty: receiver off" },
 	{ "dashboard.retry_max_s", CT_INT, 1, 86400, "600", true, O(outbox_retry_max_s),
 	  "the longest wait between two attempts of one outbox message" },
 	{ "retention.jobs_days", CT_INT, 1, 36500, "30", true, O(retention_jobs_days),

@@ -45,6 +45,7 @@ struct config {
 
 	char *crcr_url, *crcr_token_file;
 	char *hud_url, *hud_token_file;
+	char *receiver_token_file; /* read per request by the built-in receiver; never logged */
 	int outbox_retry_max_s;
 
 	int retention_jobs_days;

@@ -1,6 +1,7 @@
 /* The HTTP server on libmicrohttpd, one thread per connection (a handler may block on the
  * group commit without holding up other connections). Routes: POST /github/webhook
- * (webhook_http.c), GET /healthz, /readyz, /metrics, /api/jobs, /api/jobs/{id} (api.c). */
+ * (webhook_http.c), POST /api/crcr/results (receiver.c), GET /healthz, /readyz, /metrics,
+ * /api/jobs, /api/jobs/{id} (api.c), the dashboard pages and their JSON (pages*.c). */
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -49,6 +50,8 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
 	struct daemon *d = cls;
 	if (!strcmp(url, "/github/webhook"))
 		return http__webhook(d, c, method, upload, upload_size, con_cls);
+	if (!strcmp(url, "/api/crcr/results"))
+		return http__receiver(d, c, method, upload, upload_size, con_cls);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return http__error(c, 405, "method not allowed");
 	if (!strcmp(url, "/healthz"))
@@ -61,13 +64,19 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
 		return http__jobs(d, c);
 	if (!strncmp(url, "/api/jobs/", 10))
 		return http__job(d, c, url + 10);
+	bool handled = false;
+	enum MHD_Result r = http__pages(d, c, url, &handled);
+	if (handled)
+		return r;
 	return http__error(c, 404, "not found");
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
-	http__webhook_free(*con_cls);
+	struct http_upload *u = *con_cls;
+	if (u)
+		u->destroy(u);
 	*con_cls = NULL;
 }
 

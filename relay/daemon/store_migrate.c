@@ -55,6 +55,13 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE results ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE jobs ADD COLUMN dispatch TEXT;"
 	"CREATE INDEX jobs_updated ON jobs (state, updated_ms);",
+	/* 4: what the built-in dashboard's receiver accepted (HUD envelopes, one row a message) */
+	"CREATE TABLE hud_messages (id INTEGER PRIMARY KEY, idem_key TEXT NOT NULL UNIQUE,"
+	" record_key TEXT NOT NULL, status TEXT NOT NULL, conclusion TEXT, delivery_id TEXT,"
+	" run_id TEXT, job_name TEXT, workflow TEXT, head_sha TEXT, passed INTEGER,"
+	" failed INTEGER, skipped INTEGER, queue_time REAL, execution_time REAL,"
+	" failed_tests TEXT, received_ms INTEGER NOT NULL, UNIQUE (record_key, status));"
+	"CREATE INDEX hud_messages_head ON hud_messages (head_sha, id);",
 };
 
 static int schema_version(struct store_sqlite *s, int *out)

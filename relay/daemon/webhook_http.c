@@ -23,6 +23,7 @@
 #include "webhook.h"
 
 struct wh_ctx {
+	struct http_upload up; /* first: how http.c frees it */
 	struct buf body;
 	bool too_big;
 	uint64_t start_ns;
@@ -84,6 +85,7 @@ static enum MHD_Result first_call(struct daemon *d, struct MHD_Connection *c, vo
 	if (!w)
 		return http__error(c, 503, "out of memory");
 	w->start_ns = clock_mono_ns();
+	w->up.destroy = http__webhook_free;
 	buf_init(&w->body, WEBHOOK_BODY_MAX);
 	strcpy(w->event, event);
 	strcpy(w->delivery, delivery);

@@ -28,6 +28,9 @@
 #define HUD_FAILED_TESTS_MAX   1000
 #define HUD_FAILED_MESSAGE_MAX (1 * KIB)
 #define HUD_FAILED_TRACE_MAX   (4 * KIB)
+/* The daemon's built-in HUD receiver: header sizes checked before the token, fields after. */
+#define RECEIVER_KEY_MAX   128 /* Idempotency-Key */
+#define RECEIVER_FIELD_MAX 256 /* delivery_id, run_id, job_name, ... */
 /* The dashboard client (dashboard-client/): a run's results directory read by `spyre-ci report`
  * (job.json, one results.jsonl line, the lines of one file), the part of a server's answer kept
  * for the dead-letter record, a token file, a Retry-After value honoured, a URL given. */
