@@ -303,6 +303,11 @@ static int one_message(struct dc_message *m, const struct dc_job *job, const str
 	return rc;
 }
 
+int dc_job_key(char out[48], const struct dc_job *job, enum dc_format format)
+{
+	return identity_key(out, job, format, NULL);
+}
+
 int dc_job_messages(struct dc_message **out, size_t *n, const struct dc_job *job,
 		    const struct dc_results *r, enum dc_format format)
 {

@@ -5,11 +5,14 @@
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/jsonx.h"
 #include "daemon.h"
+#include "dashboard-client/encode.h"
+#include "dashboard-client/job.h"
 #include "mirror.h"
 #include "pages.h"
 #include "store_dash.h"
@@ -112,9 +115,34 @@ struct job_parts {
 	json_t *report, *results, *outbox, *hud;
 };
 
+/* The outbox's job keys of job `id` (CRCR and HUD), from the job.json its run wrote; empty
+ * strings when it has none yet. */
+static void job_keys(struct daemon *d, int64_t id, char keys[2][48])
+{
+	struct cfg_ref *cfg = daemon_cfg_get(d);
+	char path[4096];
+	struct dc_job job;
+	keys[0][0] = keys[1][0] = '\0';
+	int n = snprintf(path, sizeof(path), "%s/reports/%lld/job.json", cfg->c.state_dir,
+			 (long long)id);
+	daemon_cfg_put(cfg);
+	if (n < 0 || (size_t)n >= sizeof(path) || access(path, R_OK) != 0 ||
+	    dc_job_load(&job, path) != 0)
+		return;
+	if (dc_job_key(keys[0], &job, DC_FORMAT_CRCR) != 0)
+		keys[0][0] = '\0';
+	if (dc_job_key(keys[1], &job, DC_FORMAT_HUD) != 0)
+		keys[1][0] = '\0';
+	dc_job_finish(&job);
+}
+
 static int parts_load(struct daemon *d, struct job_parts *p, const struct job_row *j, bool full)
 {
-	char *sel = NULL;
+	char *sel = NULL, keys[2][48];
+	if (full)
+		job_keys(d, j->id, keys);
+	const char *const kv[2] = { full && keys[0][0] ? keys[0] : NULL,
+				    full && keys[1][0] ? keys[1] : NULL };
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_lock(&d->read_mu);
 	struct store *s = d->read_store;
@@ -124,7 +152,7 @@ static int parts_load(struct daemon *d, struct job_parts *p, const struct job_ro
 	if (rc == 0)
 		rc = store_results_json(s, &p->results, j->id, PAGES_ROWS_MAX);
 	if (rc == 0 && full)
-		rc = store_outbox_json(s, &p->outbox, j->id, PAGES_ROWS_MAX);
+		rc = store_outbox_json(s, &p->outbox, kv, PAGES_ROWS_MAX);
 	if (rc == 0)
 		rc = store_hud_json(s, &p->hud, j->head, full ? PAGES_ROWS_MAX : 1);
 	pthread_mutex_unlock(&d->read_mu);

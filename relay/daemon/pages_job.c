@@ -197,8 +197,9 @@ static int outbox(struct buf *b, const json_t *v)
 	if (rc == 0 && json_array_size(ob) == 0)
 		return buf_append_str(b, "<p class=\"muted\">no message queued for this job</p>\n");
 	if (rc == 0)
-		rc = buf_append_str(b, "<div class=\"box\"><table><tr><th>message</th><th>target"
-				       "</th><th>state</th><th>attempts</th></tr>\n");
+		rc = buf_append_str(
+		    b, "<div class=\"box\"><table><tr><th>message</th><th>target"
+		       "</th><th>state</th><th>attempts</th><th>last answer</th></tr>\n");
 	size_t i;
 	const json_t *m;
 	json_array_foreach(ob, i, m)
@@ -214,8 +215,16 @@ static int outbox(struct buf *b, const json_t *v)
 			rc = el(b, "", s_or(m, "state", ""), "</span></td>");
 		if (rc == 0)
 			rc = buf_appendf(
-			    b, "<td class=\"num\">%lld</td></tr>\n",
+			    b, "<td class=\"num\">%lld</td>",
 			    (long long)json_integer_value(json_object_get(m, "attempts")));
+		long long status = json_integer_value(json_object_get(m, "last_status"));
+		if (rc == 0 && status)
+			rc = buf_appendf(b, "<td>HTTP %lld", status);
+		else if (rc == 0)
+			rc = buf_append_str(b, "<td>");
+		if (rc == 0)
+			rc = el(b, status && s_or(m, "last_error", "")[0] ? ": " : "",
+				s_or(m, "last_error", ""), "</td></tr>\n");
 	}
 	return rc == 0 ? buf_append_str(b, "</table></div>\n") : rc;
 }

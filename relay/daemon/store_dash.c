@@ -170,16 +170,19 @@ int store_results_json(struct store *base, json_t **out, int64_t job_id, size_t 
 	return rows_json(s, out, st, names, 3, 1u << 2);
 }
 
-int store_outbox_json(struct store *base, json_t **out, int64_t job_id, size_t max)
+int store_outbox_json(struct store *base, json_t **out, const char *const job_keys[2], size_t max)
 {
-	static const char *const names[] = { "id", "target", "state", "attempts", "key" };
+	static const char *const names[] = { "id",  "target",      "state",     "attempts",
+					     "key", "last_status", "last_error" };
 	struct store_sqlite *s = sq(base);
 	*out = NULL;
-	sqlite3_stmt *st = prep(s, "SELECT id, target, state, attempts, idem_key FROM outbox "
-				   "WHERE job_id = ?1 ORDER BY id LIMIT ?2");
+	sqlite3_stmt *st =
+	    prep(s, "SELECT id, target, state, attempts, key, last_status, last_error"
+		    " FROM outbox WHERE job_key IN (?1, ?2) ORDER BY id LIMIT ?3");
 	if (!st)
 		return ERR_IO;
-	sqlite3_bind_int64(st, 1, job_id);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	return rows_json(s, out, st, names, 5, 0);
+	bind_opt(st, 1, job_keys[0]);
+	bind_opt(st, 2, job_keys[1]);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	return rows_json(s, out, st, names, 7, 0);
 }

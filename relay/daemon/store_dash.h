@@ -37,6 +37,6 @@ int store_hud_json(struct store *s, json_t **out, const char *head_sha, size_t m
 /* A job's kernel-case results ({case, outcome, detail}; detail parsed when it is JSON) and its
  * outbox messages ({id, target, state, attempts, key}), as JSON arrays. NEW references. */
 int store_results_json(struct store *s, json_t **out, int64_t job_id, size_t max);
-int store_outbox_json(struct store *s, json_t **out, int64_t job_id, size_t max);
+int store_outbox_json(struct store *s, json_t **out, const char *const job_keys[2], size_t max);
 
 #endif

@@ -43,6 +43,10 @@ struct dc_message {
 
 void dc_message_finish(struct dc_message *m);
 
+/* The job key every message of `job` in `format` carries (dc_message.job_key): how a store
+ * finds one job's messages in an outbox. */
+int dc_job_key(char out[48], const struct dc_job *job, enum dc_format format);
+
 /* The messages of `job` in delivery order: in_progress then completed, or only completed for
  * nightly and periodic runs. *out is a malloc()ed array of *n messages (free each with
  * dc_message_finish(), then the array). Every message stays within HUD_BODY_MAX. */
