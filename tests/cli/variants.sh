@@ -17,6 +17,49 @@ for seed in 1 4; do
 	cat "$out" "$err" | head -5
 	grep -q '"differ": 0' "$out" && ok || bad "seed $seed: variants differ"
 done
+# select --explain, variant by variant: an edit of an @ops(reduction_ops) test under a config
+# that lists the generic test, one variant `skip`; that variant's kernel cases are removed
+ex=$tmp/ex
+git clone -q "$tmp/up1" "$ex"
+python3 - "$ex/test/test_op_variants.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    def test_reduction(self, device, dtype, op):\n        self.assertIsNotNone(op.name)"
+assert old in s
+open(p, "w").write(s.replace(old, old.replace("op.name", "op")))
+PY
+git -C "$ex" -c user.name=t -c user.email=t@t commit -qam "edit a test"
+cat >"$tmp/v.yaml" <<'YAML'
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_op_variants.py
+      unlisted_test_mode: skip
+      tests:
+        - names: [TestOpVariants::test_reduction_sum]
+          mode: skip
+        - names: [TestOpVariants::test_reduction]
+          mode: mandatory_success
+  global:
+    supported_dtypes:
+      - {name: float16, precision: {atol: 0.1, rtol: 0.1}}
+    supported_ops: [mean, sum]
+YAML
+id=test/test_op_variants.py::TestOpVariants::test_reduction
+sel=("$exe" select --repo "$ex" --base HEAD~1 --head HEAD --specs "$tmp/v.yaml")
+expect_rc 0 "select --explain" "${sel[@]}" --explain "$id"
+cp "$out" "$tmp/explain"
+check "each variant shown" grep -q "^    [0-9]* variants$" "$tmp/explain"
+check "mean: the generic entry" grep -q "^      mean: eligible, mode mandatory_success, entry at $tmp/v.yaml:8$" "$tmp/explain"
+check "sum: its own skip entry" grep -q "^      sum: not eligible, mode skip, entry at $tmp/v.yaml:6" "$tmp/explain"
+check "an op outside supported_ops" grep -q "^      amax: not eligible, .*not supported" "$tmp/explain"
+with=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$tmp/explain")
+sed -i '/test_reduction_sum/,+1d' "$tmp/v.yaml"
+expect_rc 0 "select --explain, no variant skipped" "${sel[@]}" --explain "$id"
+without=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
+[[ -n $with && -n $without && $with -gt 0 && $without == $((2 * with)) ]] && ok ||
+	bad "a skipped variant's cases are not removed ($with with it skipped, $without without)"
+
 # a truth that says one variant too many is caught
 up=$tmp/up1
 sed -i '0,/"variants":\["/s//"variants":["bogus_variant","/' "$up/.ground_truth/variants.jsonl"
