@@ -413,6 +413,10 @@ static int eval_name(struct opv *o, const char *s, size_t n, uint8_t *keep)
 static int eval_src(struct opv *o, const char *s, size_t n, uint8_t *keep, int depth)
 {
 	unparen(&s, &n);
+	if (n && s[n - 1] == ',') { /* a call's trailing comma, a one-element tuple's */
+		n--;
+		unparen(&s, &n);
+	}
 	if (!n || depth > OPV_DEPTH_MAX)
 		return 0;
 	if (find_kw(s, n, "for") < n) /* a generator expression, its parentheses gone */
