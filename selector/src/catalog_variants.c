@@ -299,15 +299,22 @@ static int ops_suffixes(const struct catalog *cat, const struct scan_decorator *
 	return ok;
 }
 
-/* The dtype names of @dtypes(torch.float32, ...): "float32". */
+/* The dtype names of @dtypes(torch.float32, ...): "float32". Anything but plain `torch.<name>`
+ * arguments (`*floating_types()`, a variable) leaves the list empty: not statically known. */
 static int dtype_names(const struct scan_decorator *d, struct catalog_variants *out)
 {
-	for (size_t i = 0; i < d->argc && out->n_dtypes < CATALOG_DTYPES_MAX; i++) {
+	for (size_t i = 0; i < d->argc; i++) {
 		const char *a = d->argv[i].text;
-		if (d->argv[i].keyword || !a)
-			continue;
-		const char *dot = strrchr(a, '.');
-		if (!(out->dtypes[out->n_dtypes] = strdup(dot ? dot + 1 : a)))
+		bool plain = a && !d->argv[i].keyword && strncmp(a, "torch.", 6) == 0 && a[6];
+		for (const char *p = a ? a + 6 : NULL; plain && *p; p++)
+			plain = isalnum((unsigned char)*p) || *p == '_';
+		if (!plain || out->n_dtypes == CATALOG_DTYPES_MAX) {
+			for (size_t k = 0; k < out->n_dtypes; k++)
+				free(out->dtypes[k]);
+			out->n_dtypes = 0;
+			return 0;
+		}
+		if (!(out->dtypes[out->n_dtypes] = strdup(a + 6)))
 			return err_set(ERR_NOMEM, "variants");
 		out->n_dtypes++;
 	}
