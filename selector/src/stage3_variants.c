@@ -12,9 +12,11 @@
 #include "selector/catalog.h"
 #include "selector/select.h"
 
-/* The variant's id as the runtime names it: for a device-generic test the instantiated
- * method (`Class<SUFFIX>::test_x_<variant>_<device>`, so that the resolver splits the op off
- * and a generic entry covers it), else `Class::test_x_<variant>`. */
+/* The variant's id: for an @ops variant of a device-generic test the instantiated method as the
+ * runtime names it (`Class<SUFFIX>::test_x_<op>_<device>`, so that the resolver splits the op
+ * off, checks it against the supported ops and a generic entry covers it); for any other
+ * variant (a @parametrize value, whose suffix is no op) `Class::test_x_<variant>`, decided by
+ * the variant rule. */
 static char *variant_id(const char *id, const char *name, bool device_generic, const char *device)
 {
 	const char *m = strrchr(id, ':');
@@ -81,8 +83,8 @@ int select__variants(struct select_test *t, const struct catalog *cat,
 	if (n && !(t->variants = calloc(n, sizeof *t->variants)))
 		rc = err_set(ERR_NOMEM, "stage 3: variants of '%s'", t->id);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		rc = decide_one(&t->variants[i], t->id, cv.names[i], ct->device_generic, r, ropts,
-				d);
+		rc = decide_one(&t->variants[i], t->id, cv.names[i],
+				ct->device_generic && ct->opset != CATALOG_OPSET_NONE, r, ropts, d);
 		t->n_variants = i + 1;
 	}
 	selector_catalog_variants_finish(&cv);

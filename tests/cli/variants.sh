@@ -60,6 +60,33 @@ without=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
 [[ -n $with && -n $without && $with -gt 0 && $without == $((2 * with)) ]] && ok ||
 	bad "a skipped variant's cases are not removed ($with with it skipped, $without without)"
 
+# a @parametrize variant of a device-generic test is decided by the variant rule, not as an op
+cat >"$tmp/p.yaml" <<'YAML'
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_op_variants.py
+      unlisted_test_mode: skip
+      tests:
+        - names: [TestOpVariants::test_fn_name_fn_name_amax]
+          mode: mandatory_success
+  global:
+    supported_ops: [mean]
+YAML
+python3 - "$ex/test/test_op_variants.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    def test_fn_name(self, device, fn_name):\n        self.assertTrue(fn_name)"
+assert old in s
+open(p, "w").write(s.replace(old, old.replace("assertTrue", "assertIsNotNone")))
+PY
+git -C "$ex" -c user.name=t -c user.email=t@t commit -qam "edit a parametrized test"
+expect_rc 0 "select --explain, parametrize" "$exe" select --repo "$ex" --base HEAD~1 --head HEAD \
+	--specs "$tmp/p.yaml" --explain test/test_op_variants.py::TestOpVariants::test_fn_name
+cp "$out" "$tmp/explain2"
+check "the listed value runs" grep -q "^      fn_name_amax: eligible, mode mandatory_success, entry at $tmp/p.yaml:6" "$tmp/explain2"
+check "the other is unlisted" grep -q "^      fn_name_amin: not eligible, mode skip, the file's unlisted mode" "$tmp/explain2"
+
 # a truth that says one variant too many is caught
 up=$tmp/up1
 sed -i '0,/"variants":\["/s//"variants":["bogus_variant","/' "$up/.ground_truth/variants.jsonl"
