@@ -231,6 +231,8 @@ static int parametrize_suffixes(const struct scan_decorator *d, struct vlist *ou
 	size_t lens[16];
 	const char *an = d->argv[0].value;
 	size_t nn = split_items(an, strlen(an), items, lens, 16);
+	if (nn == 0)
+		return 0; /* no argument names: nothing to name the values by */
 	for (size_t i = 0; i < nn; i++) {
 		if (lens[i] >= 64)
 			return 0;
