@@ -145,6 +145,8 @@ const char cmd_fixture_help[] =
     "                 (the selector must select everything), affected_all, and affected: the\n"
     "                 ids (test/x.py::Class::method) of the tests that truly depend on it\n"
     "  tests.jsonl    every test with the functions, classes and ops it depends on\n"
+    "  variants.jsonl the tests of test/test_op_variants.py (every way PyTorch names an\n"
+    "                 instantiated test) with their variants and @dtypes (all shapes only)\n"
     "\n"
     "Options:\n"
     "  --out DIR       a new or empty directory\n"

@@ -269,6 +269,7 @@ static int stages(struct run *r, const struct select_args *a, bool tty)
 		.tier = a->tier,
 		.catalog_ids = r->front.ids,
 		.n_catalog = r->front.head->n_tests,
+		.catalog = a->explain ? r->front.head : NULL, /* variant by variant */
 		.progress = tty ? progress : NULL,
 	};
 	rc = selector_stage3_run(&r->rep, r->specs, r->resolver, r->front.cands, r->front.n_cands,

@@ -42,6 +42,12 @@ int catalog__file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_
 int catalog__cached_file_tests(struct catalog *cat, size_t *cap, size_t file,
 			       const uint32_t **order);
 
+/* The formatted names of the op database entries an @ops argument (its source text) selects
+ * (catalog_opvariants.c), in a malloc'ed array of malloc'ed strings: 1 exact, 2 a superset
+ * (*why says why), 0 not resolvable, or ERR_NOMEM. */
+int catalog__op_variants(const struct catalog *cat, const char *arg, char ***names, size_t *n,
+			 const char **why);
+
 /* Parsers of one blob's bytes into arena memory. */
 int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *path, const char *data,
 			size_t len);

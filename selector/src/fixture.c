@@ -17,6 +17,7 @@
 #include "common/fsutil.h"
 #include "common/limits.h"
 #include "fixture_history.h"
+#include "fixture_variants.h"
 
 static const struct fx_scale scales[] = {
 	[SELECTOR_FIXTURE_SMALL] = { .modules = 100,
@@ -242,6 +243,7 @@ static int render_all(struct fx_gen *g)
 	rc = rc ? rc : fixture__file_set_text(g, "torch/_C/_VariableFunctions.py");
 	rc = rc ? rc : fixture__render_specs(g);
 	rc = rc ? rc : fixture__file_set_text(g, "spyre/specs/upstream_tests.yaml");
+	rc = rc ? rc : fixture__write_variants_file(g);
 	return rc ? rc : fixture__write_static(g);
 }
 
@@ -365,12 +367,13 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 	rc = rc ? rc : write_pack(g);
 	snprintf(path, sizeof(path), "%s/.ground_truth/tests.jsonl", o->out);
 	rc = rc ? rc : fixture__write_tests_jsonl(g, path);
+	rc = rc ? rc : fixture__write_variants_truth(g, o->out);
 	rc = rc ? rc : finish_repo(g, o, &head);
 	if (rc || !st)
 		return rc;
 	st->files = fixture__tree_files(&g->root);
-	st->test_files = g->ntfiles;
-	st->tests = g->ntests;
+	st->test_files = g->ntfiles + (g->shapes_all ? 1 : 0); /* test_op_variants.py */
+	st->tests = g->ntests + fixture__variants_tests(g);
 	st->ops = g->nops;
 	st->src_functions = g->nnodes;
 	st->commits = h->index;

@@ -39,6 +39,47 @@ static int write_binary(struct fx_gen *g, int i)
 	return fixture__file_set(g, bins[i], data, sizeof(data));
 }
 
+/* common_utils' parametrize, subtest and instantiate_parametrized_tests (stand-ins): the
+ * names they give are PyTorch's (test_x_<arg>_<value>, name_fn's, subtest's name), stacked
+ * decorators compose outermost first. */
+static const char parametrize_py[] =
+    "\n\nclass subtest:\n    def __init__(self, arg_values, name=None, decorators=None):\n"
+    "        self.arg_values = arg_values\n        self.name = name\n\n\n"
+    "def _value_name(arg, idx, v):\n    if type(v).__name__ == 'dtype':\n"
+    "        return v.name\n    if isinstance(v, (int, float, str)):\n"
+    "        return f\"{arg}_{str(v).replace('.', '_')}\"\n    return f'{arg}{idx}'\n\n\n"
+    "class parametrize:\n"
+    "    \"\"\"@parametrize(\"a,b\", values, name_fn=None): common_utils' subtest names.\"\"\"\n"
+    "\n    def __init__(self, arg_str, arg_values, name_fn=None):\n"
+    "        self.arg_names = [a.strip() for a in arg_str.split(',') if a.strip()]\n"
+    "        self.arg_values = arg_values\n        self.name_fn = name_fn\n\n"
+    "    def suffixes(self):\n        for idx, v in enumerate(self.arg_values):\n"
+    "            name = None\n            if isinstance(v, subtest):\n"
+    "                name, v = v.name, v.arg_values\n"
+    "            values = tuple(v) if len(self.arg_names) > 1 else (v,)\n"
+    "            if name is None and self.name_fn:\n"
+    "                name = self.name_fn(*values)\n            elif name is None:\n"
+    "                name = '_'.join(_value_name(a, idx, x) for a, x in zip(self.arg_names, "
+    "values))\n"
+    "            yield name, dict(zip(self.arg_names, values))\n\n"
+    "    def __call__(self, fn):\n"
+    "        fn.parametrizers = [self] + list(getattr(fn, 'parametrizers', []))\n"
+    "        return fn\n\n\ndef _expand(fn):\n"
+    "    \"\"\"(suffix, kwargs) of every combination of a test's parametrizers, outermost "
+    "first.\"\"\"\n"
+    "    combos = [('', {})]\n    for p in getattr(fn, 'parametrizers', []):\n"
+    "        combos = [(f'{s}_{t}' if s else t, {**kw, **kw2})\n"
+    "                  for s, kw in combos for t, kw2 in p.suffixes()]\n    return combos\n"
+    "\n\ndef _bind(fn, template, kwargs):\n    def test(self):\n"
+    "        return fn(self, **kwargs)\n\n    test.template = template\n    return test\n\n"
+    "\ndef instantiate_parametrized_tests(generic_cls):\n"
+    "    for name in [n for n in vars(generic_cls) if n.startswith('test')]:\n"
+    "        fn = getattr(generic_cls, name)\n"
+    "        if not getattr(fn, 'parametrizers', None):\n            continue\n"
+    "        delattr(generic_cls, name)\n        for suffix, kwargs in _expand(fn):\n"
+    "            test = _bind(fn, (generic_cls.__name__, name), kwargs)\n"
+    "            setattr(generic_cls, f'{name}_{suffix}', test)\n    return generic_cls\n";
+
 int fixture__write_infra(struct fx_gen *g, int which)
 {
 	switch (which) {
@@ -85,8 +126,8 @@ int fixture__write_infra(struct fx_gen *g, int which)
 		    "import torch\n\nCOMMON_REV = %u\n\n\nclass TestCase(unittest.TestCase):\n"
 		    "    def assertEqual(self, a, b, atol=None, rtol=None, msg=None):\n"
 		    "        return a == b or COMMON_REV\n\n\ndef run_tests():\n"
-		    "    unittest.main()\n",
-		    g->v_common);
+		    "    unittest.main()\n%s",
+		    g->v_common, parametrize_py);
 	default:
 		return err_set(ERR_INVAL, "fixture: no infrastructure file %d", which);
 	}
@@ -105,35 +146,44 @@ int fixture__write_doc_or_bin(struct fx_gen *g, int bin, int i)
 
 /* The test utilities as small stand-ins that behave as PyTorch's do where a test can tell:
  * instantiate_device_type_tests writes <Class>CPU with test_x_cpu_float32 (and, for @ops,
- * test_x_<op>_cpu_float32) methods and removes the generic class, OpInfo runs its op and its
- * sample_inputs function. Each instantiated test names its template in `template`. */
+ * test_x_<op.formatted_name>_cpu_float32; for @parametrize, test_x_<suffix>_cpu) methods and
+ * removes the generic class, OpInfo runs its op and its sample_inputs function. Each
+ * instantiated test names its template in `template`. */
 static const char device_type_py[] =
-    "\"\"\"Device-generic test classes (a stand-in).\"\"\"\nimport functools\n\nimport torch\n\n\n"
-    "def _instantiate(fn, template, args):\n    @functools.wraps(fn)\n"
-    "    def instantiated_test(self):\n        return fn(self, *args)\n\n"
+    "\"\"\"Device-generic test classes (a stand-in).\"\"\"\nimport functools\n\n"
+    "import torch\nfrom torch.testing._internal.common_utils import _expand\n\n\n"
+    "def _instantiate(fn, template, args, kwargs):\n    @functools.wraps(fn)\n"
+    "    def instantiated_test(self):\n        return fn(self, *args, **kwargs)\n\n"
     "    instantiated_test.template = template\n    return instantiated_test\n\n\n"
     "def _variants(name, fn):\n    dts = getattr(fn, 'dtypes', None)\n"
-    "    op_list = getattr(fn, 'op_list', None)\n    if op_list is not None:\n"
-    "        for op in op_list:\n            for dt in dts or (torch.float32,):\n"
-    "                yield f'{name}_{op.name}_cpu_{dt.name}', ('cpu', dt, op)\n"
-    "    elif dts:\n        for dt in dts:\n"
-    "            yield f'{name}_cpu_{dt.name}', ('cpu', dt)\n    else:\n"
-    "        yield f'{name}_cpu', ('cpu',)\n\n\n"
+    "    for suffix, kw in _expand(fn):\n"
+    "        base = f'{name}_{suffix}' if suffix else name\n"
+    "        op = kw.pop(' op', None)\n        if op is not None:\n"
+    "            for dt in dts or (torch.float32,):\n"
+    "                yield f'{base}_cpu_{dt.name}', ('cpu', dt, op), kw\n"
+    "        elif dts:\n            for dt in dts:\n"
+    "                yield f'{base}_cpu_{dt.name}', ('cpu', dt), kw\n        else:\n"
+    "            yield f'{base}_cpu', ('cpu',), kw\n\n\n"
     "def instantiate_device_type_tests(generic_test_class, scope, except_for=None, "
-    "only_for=None):\n    generic = generic_test_class.__name__\n    del scope[generic]\n"
+    "only_for=None):\n"
+    "    generic = generic_test_class.__name__\n    del scope[generic]\n"
     "    members = dict(generic_test_class.__dict__)\n"
     "    for name in dir(generic_test_class):\n        if not name.startswith('test'):\n"
     "            continue\n        fn = getattr(generic_test_class, name)\n"
     "        members[name] = None  # the template itself is no test\n"
-    "        for inst, args in _variants(name, fn):\n"
-    "            members[inst] = _instantiate(fn, (generic, name), args)\n"
+    "        for inst, args, kw in _variants(name, fn):\n"
+    "            members[inst] = _instantiate(fn, (generic, name), args, kw)\n"
     "    cls = type(generic + 'CPU', generic_test_class.__bases__, members)\n"
-    "    scope[cls.__name__] = cls\n\n\n"
-    "def dtypes(*args):\n    def decorate(fn):\n        fn.dtypes = args\n        return fn\n\n"
-    "    return decorate\n\n\n"
-    "def ops(op_list, dtypes=None):\n    def decorate(fn):\n        fn.op_list = list(op_list)\n"
-    "        return fn\n\n    return decorate\n\n\n"
-    "def toleranceOverride(d):\n    return d\n\n\ndef tol(atol, rtol):\n    return (atol, rtol)\n";
+    "    scope[cls.__name__] = cls\n\n\ndef dtypes(*args):\n    def decorate(fn):\n"
+    "        fn.dtypes = args\n        return fn\n\n    return decorate\n\n\nclass ops:\n"
+    "    \"\"\"@ops(op_list): one variant per entry, named by its formatted_name.\"\"\"\n\n"
+    "    def __init__(self, op_list, dtypes=None):\n        self.op_list = list(op_list)\n"
+    "\n    def suffixes(self):\n        for op in self.op_list:\n"
+    "            yield op.formatted_name, {' op': op}\n\n    def __call__(self, fn):\n"
+    "        fn.op_list = self.op_list\n"
+    "        fn.parametrizers = [self] + list(getattr(fn, 'parametrizers', []))\n"
+    "        return fn\n\n\ndef toleranceOverride(d):\n    return d\n\n\n"
+    "def tol(atol, rtol):\n    return (atol, rtol)\n";
 
 static const char opinfo_core_py[] =
     "\"\"\"OpInfo and its kin (a stand-in).\"\"\"\nimport torch\n\n\nclass SampleInput:\n"
@@ -145,7 +195,11 @@ static const char opinfo_core_py[] =
     "    def __init__(self, name, *, op=None, ref=None, sample_inputs_func=None, dtypes=None,\n"
     "                 decorators=(), **kwargs):\n        self.name = name\n        self.op = op\n"
     "        self.ref = ref\n        self.sample_inputs_func = sample_inputs_func\n"
-    "        self.dtypes = dtypes\n        self.decorators = decorators\n\n"
+    "        self.dtypes = dtypes\n        self.decorators = decorators\n"
+    "        self.variant_test_name = kwargs.get('variant_test_name', '')\n\n"
+    "    @property\n    def formatted_name(self):\n"
+    "        v = self.variant_test_name.replace('.', '_')\n"
+    "        return self.name.replace('.', '_') + ('_' + v if v else '')\n\n"
     "    def __call__(self, *args, **kwargs):\n"
     "        op = self.op if self.op is not None else getattr(torch, self.name)\n"
     "        return op(*args, **kwargs)\n\n"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "fixture_int.h"
+#include "fixture_variants.h"
 
 #define P(...)                                                                                     \
 	do {                                                                                       \
@@ -326,6 +326,8 @@ int fixture__render_opinfo(struct fx_gen *g, uint32_t file)
 		  o->v_info);
 		P("        supports_autograd=True,\n    ),\n");
 	}
+	if (fixture__render_variant_entry(g, file))
+		return ERR_LIMIT;
 	P("]\n");
 	if (file == 0) {
 		P("op_db += _definitions_op_db\n\n");

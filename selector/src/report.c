@@ -34,6 +34,12 @@ void selector_report_finish(struct select_report *rep)
 		free(t->spec_why);
 		free(t->case_why);
 		free(t->spec_entry);
+		for (size_t k = 0; k < t->n_variants; k++) {
+			free(t->variants[k].name);
+			free(t->variants[k].entry);
+			free(t->variants[k].why);
+		}
+		free(t->variants);
 	}
 	free(rep->tests);
 	for (size_t i = 0; i < rep->n_drift; i++) {

@@ -194,12 +194,37 @@ char *selector_report_json(const struct select_report *rep)
 
 /* ---- explain ---- */
 
+/* Variant by variant: what decided each of the catalog's variants of the test. */
+static void explain_variants(const struct select_test *t, FILE *out)
+{
+	if (t->variants_open) {
+		fprintf(out, "    variants: not statically known: %s\n",
+			t->variants_why ? t->variants_why : "");
+		return;
+	}
+	if (!t->n_variants_all)
+		return;
+	fprintf(out, "    %zu variant%s%s%s%s\n", t->n_variants_all,
+		t->n_variants_all == 1 ? "" : "s", t->variants_why ? " (a superset: " : "",
+		t->variants_why ? t->variants_why : "", t->variants_why ? ")" : "");
+	for (size_t i = 0; i < t->n_variants; i++) {
+		const struct select_variant *v = &t->variants[i];
+		fprintf(out, "      %s: %s, mode %s, %s%s%s%s\n", v->name,
+			v->eligible ? "eligible" : "not eligible", testspecs_mode_name(v->mode),
+			v->entry ? "entry at " : "the file's unlisted mode",
+			v->entry ? v->entry : "", v->why ? ": " : "", v->why ? v->why : "");
+	}
+	if (t->n_variants < t->n_variants_all)
+		fprintf(out, "      ... %zu more\n", t->n_variants_all - t->n_variants);
+}
+
 static void explain_stage3(const struct select_test *t, FILE *out)
 {
 	if (t->fate < SELECT_ELIGIBLE) {
 		fprintf(out, "  stage 3 eligibility: dropped: %s%s%s\n",
 			t->spec_why ? t->spec_why : "not eligible", t->spec_entry ? " at " : "",
 			t->spec_entry ? t->spec_entry : "");
+		explain_variants(t, out);
 		return;
 	}
 	fprintf(out, "  stage 3 eligibility: eligible, mode %s, %s%s%s (%s)\n",
@@ -209,6 +234,7 @@ static void explain_stage3(const struct select_test *t, FILE *out)
 	fprintf(out, "    %zu kernel cases by rule %s (%zu unsupported)%s%s%s\n", t->kernel_cases,
 		t->case_rule, t->kernel_unsupported, t->smoke ? "; smoke" : "",
 		t->case_why ? ": " : "", t->case_why ? t->case_why : "");
+	explain_variants(t, out);
 }
 
 static void explain_stage4(const struct select_report *rep, const struct select_test *t, FILE *out)

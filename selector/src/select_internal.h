@@ -20,4 +20,11 @@ int select__stale_drift(struct select_report *rep, const struct spec_set *set,
 
 #define SELECT_PROGRESS_EVERY 512 /* items between progress calls */
 
+/* The candidate's variants from the head catalog, each resolved on its own into t->variants
+ * (stage3_variants.c). No catalog or no such test: nothing. `d` is scratch. */
+struct catalog;
+int select__variants(struct select_test *t, const struct catalog *cat,
+		     const struct spec_resolver *r, const struct spec_resolve_opts *ropts,
+		     struct spec_decision *d);
+
 #endif

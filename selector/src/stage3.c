@@ -167,6 +167,9 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 	int rc = index_ids(&ids, opts, cands, n_cands);
 	for (size_t i = 0; i < n_cands && rc == 0; i++) {
 		rc = run_one(rep, set, resolver, &cands[i], &ropts, smoke, d);
+		if (rc == 0 && opts->catalog)
+			rc = select__variants(&rep->tests[rep->n_tests - 1], opts->catalog,
+					      resolver, &ropts, d);
 		if (opts->progress && ((i + 1) % SELECT_PROGRESS_EVERY == 0 || i + 1 == n_cands))
 			opts->progress(opts->progress_ctx, "resolving candidates", i + 1, n_cands);
 	}

@@ -168,10 +168,11 @@ struct ctx {
 	const char *resolve_id; /* the id the resolver is asked about */
 	const char *case_id;    /* the id the cases carry (and hash) */
 	const struct spec_test *entry;
-	enum spec_mode base;           /* the test's mode */
-	const char *variant_op;        /* a device-generic id's op, else NULL */
-	enum spec_dtype variant_dtype; /* a device-generic id's dtype, else NONE */
-	struct spec_decision *scratch; /* per-op decisions */
+	enum spec_mode base;                   /* the test's mode */
+	const char *variant_op;                /* a device-generic id's op, else NULL */
+	enum spec_dtype variant_dtype;         /* a device-generic id's dtype, else NONE */
+	struct spec_decision *scratch;         /* per-op decisions */
+	struct spec_decision *variant_scratch; /* an op variant's own decision */
 	struct spec_expand_result *res;
 	const struct spec_sample_inputs *sample; /* rule 2: the call being expanded */
 	struct spec_set view; /* the set as the deciding entry's config sees it (scope.h) */
@@ -531,15 +532,49 @@ static bool same_variant_op(const char *op, const char *variant)
 	return *op == *variant;
 }
 
+/* Whether the @ops variant of `op` of a generic test is listed `skip` by an entry of its own
+ * (`TestFoo::test_x_sum` under `TestFoo::test_x`): that variant does not run, so it has no
+ * cases. Asked as the runtime names it (`TestFooPRIVATEUSE1::test_x_sum_spyre`). */
+static int variant_skipped(struct ctx *c, const char *op, bool *skipped)
+{
+	*skipped = false;
+	const char *id = c->resolve_id, *m = strrchr(id, ':');
+	if (!c->t->opinfo || c->variant_op || !c->variant_scratch || !m || m == id || m[-1] != ':')
+		return 0;
+	char vid[SPEC_TESTID_MAX], opn[SPEC_TESTID_MAX];
+	snprintf(opn, sizeof opn, "%s", op);
+	for (char *p = opn; *p; p++)
+		*p = *p == '.' ? '_' : *p;
+	int n = snprintf(vid, sizeof vid, "%.*sPRIVATEUSE1::%s_%s_%s", (int)(m - 1 - id), id, m + 1,
+			 opn, c->t->device ? c->t->device : SPEC_DEVICE_DEFAULT);
+	if (n < 0 || (size_t)n >= sizeof vid)
+		return 0;
+	struct spec_resolve_opts o = { .tier = c->t->tier,
+				       .device = c->t->device,
+				       .is_test = c->t->is_test,
+				       .is_test_ctx = c->t->is_test_ctx,
+				       .exact = true };
+	int rc = testspecs_resolver_resolve(c->r, vid, &o, c->variant_scratch);
+	if (rc == ERR_INVAL)
+		return 0;
+	const struct spec_decision *d = c->variant_scratch;
+	*skipped = rc == 0 && d->entry && d->entry != c->entry && d->mode == SPEC_MODE_SKIP;
+	return rc < 0 ? rc : 0;
+}
+
 /* Ops the resolver gives no row (excluded for this test) are left out: the test has no such
- * variant. */
+ * variant; so are ops whose variant is listed skip. */
 static int expand_ops(struct ctx *c, const char *op, enum spec_case_rule rule, struct spec_loc loc,
 		      size_t *used)
 {
 	if (c->variant_op && !same_variant_op(op, c->variant_op))
 		return 0;
+	bool skipped;
+	int rc = variant_skipped(c, op, &skipped);
+	if (rc || skipped)
+		return rc;
 	struct op_view v;
-	int rc = op_view(c, op, &v);
+	rc = op_view(c, op, &v);
 	if (rc || !v.row)
 		return rc;
 	(*used)++;
@@ -658,10 +693,11 @@ static int expand_with(struct ctx *c)
 {
 	struct spec_expand_result *res = c->res;
 	memset(res, 0, sizeof(*res));
-	struct spec_decision *d = malloc(2 * sizeof(*d));
+	struct spec_decision *d = malloc(3 * sizeof(*d));
 	if (!d)
 		return err_set(ERR_NOMEM, "kernel cases: out of memory");
 	c->scratch = &d[1];
+	c->variant_scratch = &d[2];
 	struct spec_resolve_opts o = { .tier = c->t->tier,
 				       .device = c->t->device,
 				       .is_test = c->t->is_test,

@@ -174,6 +174,11 @@ static void merge_dtypes(struct walk *w, struct spec_dtype_items *into,
 	}
 }
 
+static bool same_file(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
 static void merge_ops(struct walk *w, struct spec_op **into, size_t *n_into,
 		      const struct spec_op *add, size_t n_add)
 {
@@ -185,8 +190,11 @@ static void merge_ops(struct walk *w, struct spec_op **into, size_t *n_into,
 			    strcmp((*into)[j].name.s, a->name.s) == 0)
 				have = &(*into)[j];
 		if (have) {
-			if (a->structured && (a->force_xfail != have->force_xfail ||
-					      a->dtypes.n != have->dtypes.n)) {
+			/* Across configs this is no conflict: each config's own global decides
+			 * its files (scope.c); only the set's fallback keeps the first. */
+			if (a->structured && same_file(a->loc.file, have->loc.file) &&
+			    (a->force_xfail != have->force_xfail ||
+			     a->dtypes.n != have->dtypes.n)) {
 				struct ynode at = { .line = a->loc.line, .col = a->loc.col };
 				walk_warn(w, &at,
 					  "'%s' is defined again with other settings (first at "
@@ -225,7 +233,8 @@ static void merge_global(struct walk *w, struct spec_global *g, const struct spe
 		g->has_seed = true;
 		g->seed = a->seed;
 		g->seed_loc = a->seed_loc;
-	} else if (a->has_seed && a->seed != g->seed) {
+	} else if (a->has_seed && a->seed != g->seed &&
+		   same_file(a->seed_loc.file, g->seed_loc.file)) {
 		struct ynode at = { .line = a->seed_loc.line, .col = a->seed_loc.col };
 		walk_warn(w, &at,
 			  "input_config.seed differs from the one at %s:%u; keeping the first",

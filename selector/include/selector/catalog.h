@@ -174,13 +174,18 @@ const struct catalog_test *selector_catalog_test(const struct catalog *cat, cons
 
 /* The variants of one test (selector/src/catalog_variants.c): the suffixes PyTorch's
  * instantiation appends to the test's name (`fn_name_amax` of @parametrize("fn_name", [...]),
- * `add` of @ops(["add"])), without device or dtype. `open`: the decorators name variants that
- * are not statically known (`why` says which); `names` is then empty. */
+ * `add` of @ops(["add"]), an op database entry's formatted_name for @ops(op_db)), without
+ * device or dtype. `open`: the decorators name variants that are not statically known (`why`
+ * says which); `names` is then empty. */
+#define CATALOG_DTYPES_MAX 16
 struct catalog_variants {
 	char **names; /* owned */
 	size_t n;
 	bool open;
-	const char *why; /* static */
+	bool approx;     /* names is a superset: an @ops list not statically evaluable */
+	const char *why; /* static: why open or approx */
+	char *dtypes[CATALOG_DTYPES_MAX]; /* @dtypes names ("float32"), owned; none: the default */
+	size_t n_dtypes;
 };
 
 int selector_catalog_variants(struct catalog_variants *out, const struct catalog *cat,

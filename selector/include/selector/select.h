@@ -21,6 +21,8 @@
 #include <stdio.h>
 
 #include "testspecs/resolve.h"
+
+struct catalog;
 #include "testspecs/spec.h"
 
 #define SELECT_STAGES       4
@@ -54,6 +56,15 @@ struct select_candidate {
  * it) or SCHEDULED. */
 enum select_fate { SELECT_IMPACTED = 2, SELECT_ELIGIBLE = 3, SELECT_SCHEDULED = 4 };
 
+#define SELECT_VARIANTS_SHOWN 64
+struct select_variant {
+	char *name; /* the suffix after the test's name: "mean", "fn_name_amax"; owned */
+	bool eligible;
+	enum spec_mode mode;
+	char *entry; /* "file:line" of the deciding entry, NULL for the unlisted mode; owned */
+	char *why;   /* the resolver's reason; owned */
+};
+
 struct select_test {
 	char *id; /* owned */
 	struct select_reason *reasons;
@@ -69,6 +80,13 @@ struct select_test {
 	size_t kernel_unsupported;
 	const char *case_rule; /* testspecs_rule_name(), static */
 	char *case_why;        /* why no case came (rule not_mappable), or NULL; owned */
+	/* stage 3, variant by variant (when the catalog was given): the first
+	 * SELECT_VARIANTS_SHOWN of the catalog's variants of the test, each decided on its own;
+	 * n_variants_all counts them all; variants_why says why the list is open or a superset. */
+	struct select_variant *variants; /* owned */
+	size_t n_variants, n_variants_all;
+	bool variants_open;
+	const char *variants_why; /* static */
 	/* stage 4 */
 	double score;
 	double seconds; /* estimated cost */
@@ -136,6 +154,9 @@ struct select_stage3_opts {
 	const char *tier;               /* spec label to resolve under; NULL: any */
 	const char *const *catalog_ids; /* every test id at head, for stale drift; may be NULL */
 	size_t n_catalog;
+	/* Optional: the head catalog, for each candidate's variants (decided one by one, shown by
+	 * --explain). NULL: no variants are looked at. */
+	const struct catalog *catalog;
 	/* Optional: what stale drift learnt of each id in earlier runs with the same specs and
 	 * resolver (an id's resolution depends on nothing else), so that a run resolves only
 	 * the ids it has not seen. NULL: every id is resolved. */

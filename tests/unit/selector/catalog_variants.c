@@ -40,6 +40,11 @@ static struct catalog *catalog_of(struct test_repo *t, struct catalog_cache **ca
 	return cat;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The ground truth: the comment line right above a test's first decorator or def. */
 static void truth_of(const char *text, const char *test, char *out, size_t size)
 {
@@ -122,4 +127,54 @@ Test(catalog_variants, generated_tests_are_catalog_tests)
 	selector_catalog_destroy(cat);
 	selector_catalog_cache_destroy(cache);
 	test_repo_destroy(&t);
+}
+
+/* @ops over an op database, in the shapes of PyTorch's test_reductions.py and
+ * test_binary_ufuncs.py: each test's variants (sorted) equal the comment above it, "approx"
+ * first when the list is over-approximated (and then said why). */
+Test(catalog_variants, ops_over_the_op_database)
+{
+	char *db = read_fixture("opdb_shapes_db.py"), *tests = read_fixture("opdb_shapes_test.py");
+	struct test_repo t;
+	test_repo_create(&t);
+	struct test_edit e[] = { { "torch/testing/_internal/common_methods_invocations.py", 0100644,
+				   db, 0 },
+				 { "test/test_opdb.py", 0100644, tests, 0 } };
+	char c[41];
+	test_repo_commit(&t, c, NULL, "c", NULL, 0, e, 2);
+	struct catalog_cache *cache;
+	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
+	struct catalog *cat = NULL;
+	cr_assert_eq(selector_catalog_build(&cat, t.dir, c, cache), 0, "%s", err_last());
+	size_t checked = 0;
+	for (size_t i = 0; i < cat->n_tests; i++) {
+		const struct catalog_test *ct = &cat->tests[i];
+		if (strncmp(ct->id, "test/test_opdb.py::", 19) != 0)
+			continue;
+		char want[512], got[512] = "";
+		truth_of(tests, strrchr(ct->id, ':') + 1, want, sizeof want);
+		struct catalog_variants v;
+		cr_assert_eq(selector_catalog_variants(&v, cat, ct), 0, "%s", err_last());
+		cr_expect(!v.open, "%s: %s", ct->id, v.why ? v.why : "");
+		cr_expect(!v.approx || v.why, "%s: over-approximated without a reason", ct->id);
+		const char **names = calloc(v.n + 1, sizeof *names);
+		for (size_t k = 0; k < v.n; k++)
+			names[k] = v.names[k];
+		qsort(names, v.n, sizeof *names, cmp_str);
+		snprintf(got, sizeof got, "%s", v.approx ? "approx" : "");
+		for (size_t k = 0; k < v.n; k++) {
+			size_t n = strlen(got);
+			snprintf(got + n, sizeof got - n, "%s%s", n ? " " : "", names[k]);
+		}
+		free(names);
+		cr_expect_str_eq(got, want, "%s", ct->id);
+		selector_catalog_variants_finish(&v);
+		checked++;
+	}
+	cr_expect_eq(checked, 7);
+	selector_catalog_destroy(cat);
+	selector_catalog_cache_destroy(cache);
+	test_repo_destroy(&t);
+	free(db);
+	free(tests);
 }

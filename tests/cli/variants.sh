@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Test variants by execution: the generated upstream's test/test_op_variants.py is imported
+# under plain python3 and the test methods its instantiation creates (tests/tools/
+# variants_exec.py) are exactly .ground_truth/variants.jsonl, which the catalog equals test by
+# test (tests/unit/selector/fixture_variants.c).
+# Usage: variants.sh PATH/TO/spyre-ci PATH/TO/variants_exec.py
+set -u
+cli_name=variants-cli
+. "$(dirname "$(realpath "$0")")/lib.sh"
+exe=$1 script=$2
+for seed in 1 4; do
+	up=$tmp/up$seed
+	expect_rc 0 "generate (seed $seed)" "$exe" fixture upstream --out "$up" --seed "$seed" \
+		--commits 6 --no-checkout
+	git -C "$up" checkout -q HEAD -- . 2>/dev/null || git -C "$up" reset -q --hard
+	expect_rc 0 "executed variants == truth (seed $seed)" python3 "$script" --repo "$up"
+	cat "$out" "$err" | head -5
+	grep -q '"differ": 0' "$out" && ok || bad "seed $seed: variants differ"
+done
+# select --explain, variant by variant: an edit of an @ops(reduction_ops) test under a config
+# that lists the generic test, one variant `skip`; that variant's kernel cases are removed
+ex=$tmp/ex
+git clone -q "$tmp/up1" "$ex"
+python3 - "$ex/test/test_op_variants.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    def test_reduction(self, device, dtype, op):\n        self.assertIsNotNone(op.name)"
+assert old in s
+open(p, "w").write(s.replace(old, old.replace("op.name", "op")))
+PY
+git -C "$ex" -c user.name=t -c user.email=t@t commit -qam "edit a test"
+cat >"$tmp/v.yaml" <<'YAML'
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_op_variants.py
+      unlisted_test_mode: skip
+      tests:
+        - names: [TestOpVariants::test_reduction_sum]
+          mode: skip
+        - names: [TestOpVariants::test_reduction]
+          mode: mandatory_success
+  global:
+    supported_dtypes:
+      - {name: float16, precision: {atol: 0.1, rtol: 0.1}}
+    supported_ops: [mean, sum]
+YAML
+id=test/test_op_variants.py::TestOpVariants::test_reduction
+sel=("$exe" select --repo "$ex" --base HEAD~1 --head HEAD --specs "$tmp/v.yaml")
+expect_rc 0 "select --explain" "${sel[@]}" --explain "$id"
+cp "$out" "$tmp/explain"
+check "each variant shown" grep -q "^    [0-9]* variants$" "$tmp/explain"
+check "mean: the generic entry" grep -q "^      mean: eligible, mode mandatory_success, entry at $tmp/v.yaml:8$" "$tmp/explain"
+check "sum: its own skip entry" grep -q "^      sum: not eligible, mode skip, entry at $tmp/v.yaml:6" "$tmp/explain"
+check "an op outside supported_ops" grep -q "^      amax: not eligible, .*not supported" "$tmp/explain"
+with=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$tmp/explain")
+sed -i '/test_reduction_sum/,+1d' "$tmp/v.yaml"
+expect_rc 0 "select --explain, no variant skipped" "${sel[@]}" --explain "$id"
+without=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
+[[ -n $with && -n $without && $with -gt 0 && $without == $((2 * with)) ]] && ok ||
+	bad "a skipped variant's cases are not removed ($with with it skipped, $without without)"
+
+# a @parametrize variant of a device-generic test is decided by the variant rule, not as an op
+cat >"$tmp/p.yaml" <<'YAML'
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_op_variants.py
+      unlisted_test_mode: skip
+      tests:
+        - names: [TestOpVariants::test_fn_name_fn_name_amax]
+          mode: mandatory_success
+  global:
+    supported_ops: [mean]
+YAML
+python3 - "$ex/test/test_op_variants.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    def test_fn_name(self, device, fn_name):\n        self.assertTrue(fn_name)"
+assert old in s
+open(p, "w").write(s.replace(old, old.replace("assertTrue", "assertIsNotNone")))
+PY
+git -C "$ex" -c user.name=t -c user.email=t@t commit -qam "edit a parametrized test"
+expect_rc 0 "select --explain, parametrize" "$exe" select --repo "$ex" --base HEAD~1 --head HEAD \
+	--specs "$tmp/p.yaml" --explain test/test_op_variants.py::TestOpVariants::test_fn_name
+cp "$out" "$tmp/explain2"
+check "the listed value runs" grep -q "^      fn_name_amax: eligible, mode mandatory_success, entry at $tmp/p.yaml:6" "$tmp/explain2"
+check "the other is unlisted" grep -q "^      fn_name_amin: not eligible, mode skip, the file's unlisted mode" "$tmp/explain2"
+
+# a truth that says one variant too many is caught
+up=$tmp/up1
+sed -i '0,/"variants":\["/s//"variants":["bogus_variant","/' "$up/.ground_truth/variants.jsonl"
+expect_rc 1 "a wrong truth is caught" python3 "$script" --repo "$up"
+summary
