@@ -166,7 +166,7 @@ static int make_inputs(const struct exec_adapter *a, const struct exec_case *c, 
 		const char *init = c->init[i][0] ? c->init[i] : i < a->ninit ? a->init[i] : "randn";
 		int rc = spyre_tensor_alloc(&host[i], dt, c->shapes[i], c->ndims[i]);
 		if (!rc)
-			rc = exec_inputs_fill(&host[i], init, c->seed, i);
+			rc = exec_inputs_fill_args(&host[i], init, &c->init_args[i], c->seed, i);
 		if (!rc)
 			rc = tensor_copy_device(&dev[i], &host[i]);
 		if (rc)
