@@ -489,6 +489,10 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 		fnv_hex(r->digest, s.out.data,
 			spyre_tensor_numel(&s.out) * spyre_dtype_size(s.out.dtype));
 	}
+	if (!rc && o->keep_output) {
+		*o->keep_output = s.out; /* the caller owns it now */
+		memset(&s.out, 0, sizeof(s.out));
+	}
 	if (have)
 		spyre_launch_finish(&best);
 	run_state_finish(&s);

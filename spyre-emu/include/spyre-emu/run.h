@@ -36,6 +36,10 @@ struct spyre_run_opts {
 	 * with ERR_INVAL. */
 	int (*fill_input)(void *ctx, struct spyre_tensor *t, int index);
 	void *fill_ctx;
+	/* NULL, or where a successful run moves the device's output (copied back to the host,
+	 * in the op's output dtype): the caller finishes it. Chains runs, one's output feeding
+	 * the next one's fill_input. */
+	struct spyre_tensor *keep_output;
 };
 
 struct spyre_run_result {
