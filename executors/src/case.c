@@ -224,7 +224,11 @@ static int fill_from_spec(void *ctx, struct spyre_tensor *t, int index)
 	const struct exec_case *c = ctx;
 	if (index >= SPEC_CASE_INPUTS_MAX || !c->init[index][0])
 		return 0;
-	return exec_inputs_fill_args(t, c->init[index], &c->init_args[index], c->seed, index);
+	int rc = exec_inputs_fill_args(t, c->init[index], &c->init_args[index], c->seed, index);
+	/* index_copy_ with a repeated index has no one right answer (torch: nondeterministic) */
+	if (!rc && !strcmp(c->emu_op, "index_copy_") && !spyre_dtype_is_float(t->dtype))
+		rc = exec_inputs_make_distinct(t, &c->init_args[index]);
+	return rc;
 }
 
 static void run_native(const struct exec_case *c, const struct spyre_hw *hw, struct exec_result *r)

@@ -157,6 +157,39 @@ int exec_inputs_fill(struct spyre_tensor *t, const char *init, uint64_t seed, in
 	return exec_inputs_fill_args(t, init, NULL, seed, index);
 }
 
+static bool seen_before(const struct spyre_tensor *t, uint64_t upto, double v)
+{
+	for (uint64_t j = 0; j < upto; j++)
+		if (spyre_tensor_get(t, j) == v)
+			return true;
+	return false;
+}
+
+int exec_inputs_make_distinct(struct spyre_tensor *t, const struct exec_init_args *a)
+{
+	uint64_t n = spyre_tensor_numel(t);
+	if (n > EXEC_DISTINCT_MAX)
+		return err_set(ERR_LIMIT, "distinct indices: %llu elements, more than %d",
+			       (unsigned long long)n, EXEC_DISTINCT_MAX);
+	double lo = 0, hi = 0;
+	for (uint64_t i = 0; i < n; i++)
+		hi = fmax(hi, spyre_tensor_get(t, i) + 1);
+	if (a && a->has_range)
+		lo = a->low, hi = a->high;
+	else
+		hi += (double)n;
+	if (hi - lo < (double)n)
+		return err_set(ERR_INVAL, "%llu distinct indices do not fit in [%g, %g)",
+			       (unsigned long long)n, lo, hi);
+	for (uint64_t i = 0; i < n; i++) {
+		double v = spyre_tensor_get(t, i);
+		while (seen_before(t, i, v))
+			v = v + 1 >= hi ? lo : v + 1;
+		spyre_tensor_set(t, i, v);
+	}
+	return 0;
+}
+
 /* One `key: number` of a flow mapping; *found 0 when the key is absent. */
 static int arg_number(const char *text, const char *key, double *out, bool *found)
 {

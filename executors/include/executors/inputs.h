@@ -10,6 +10,7 @@
 #include "spyre-emu/layout.h"
 #include "spyre-emu/ops.h"
 
+#define EXEC_DISTINCT_MAX     65536               /* elements exec_inputs_make_distinct() takes */
 #define EXEC_INIT_STORAGE_MAX ((uint64_t)1 << 28) /* elements of a strided input's storage */
 
 /* Fills the allocated tensor `t` by `init`: rand (uniform [0, 1)), randn (standard normal),
@@ -40,6 +41,12 @@ int exec_init_args_parse(struct exec_init_args *a, const char *text);
  * elements. `a` NULL: exec_inputs_fill(). */
 int exec_inputs_fill_args(struct spyre_tensor *t, const char *init, const struct exec_init_args *a,
 			  uint64_t seed, int index);
+
+/* Makes the integers of `t` distinct: each repeat becomes the next unused value, wrapping
+ * within [low, high) (a->has_range) or [0, largest + n). For index_copy_'s index, whose result
+ * torch leaves nondeterministic when an index repeats. ERR_LIMIT past EXEC_DISTINCT_MAX
+ * elements, ERR_INVAL when the range holds fewer values than the tensor. */
+int exec_inputs_make_distinct(struct spyre_tensor *t, const struct exec_init_args *a);
 
 /* Whether `init` is a kind exec_inputs_fill() knows. */
 bool exec_init_known(const char *init);

@@ -154,3 +154,21 @@ Test(native, emulator_fill_input)
 	cr_expect(strstr(err_last(), "indices") != NULL, "%s", err_last());
 	err_clear();
 }
+
+Test(inputs, distinct_indices)
+{
+	struct spyre_tensor t;
+	int64_t shape[] = { 6 };
+	cr_assert_eq(spyre_tensor_alloc(&t, SPYRE_DTYPE_INT64, shape, 1), 0);
+	double v[] = { 3, 3, 4, 9, 3, 9 };
+	for (uint64_t i = 0; i < 6; i++)
+		spyre_tensor_set(&t, i, v[i]);
+	struct exec_init_args a = { .has_range = true, .low = 0, .high = 10 };
+	cr_assert_eq(exec_inputs_make_distinct(&t, &a), 0, "%s", err_last());
+	double want[] = { 3, 4, 5, 9, 6, 0 }; /* the next unused, wrapping at high */
+	for (uint64_t i = 0; i < 6; i++)
+		cr_expect_eq(spyre_tensor_get(&t, i), want[i], "%llu", (unsigned long long)i);
+	struct exec_init_args small = { .has_range = true, .low = 0, .high = 4 };
+	cr_expect_eq(exec_inputs_make_distinct(&t, &small), ERR_INVAL);
+	spyre_tensor_finish(&t);
+}
