@@ -227,6 +227,9 @@ int exec_init_args_parse(struct exec_init_args *a, const char *text)
 		return rc;
 	if (has_low && !has_high)
 		return err_set(ERR_INVAL, "init_args '%s': low without high", text);
+	if (fabs(a->low) > 0x1p53 || fabs(a->high) > 0x1p53)
+		return err_set(ERR_INVAL, "init_args '%s': low and high must lie within 2^53",
+			       text);
 	if (has_high && !(a->low < a->high))
 		return err_set(ERR_INVAL, "init_args '%s': low must be below high", text);
 	a->has_range = has_high;

@@ -29,9 +29,9 @@ struct exec_init_args {
 	int64_t stride[SPYRE_DIMS_MAX];
 };
 
-/* Reads init_args as the loader keeps it (flow YAML: "{high: 1000}", "{low: -3, high: 3}"):
- * `high` and `low` are taken, other keys ignored. ERR_INVAL for a malformed number or
- * low >= high. */
+/* Reads init_args as the loader keeps it (flow YAML: "{high: 1000}", "{low: -3, high: 3}"), within
+ * 2^53: `high` and `low` are taken, other keys ignored. ERR_INVAL for a malformed number or low >=
+ * high. */
 int exec_init_args_parse(struct exec_init_args *a, const char *text);
 
 /* exec_inputs_fill() with the spec's arguments: randint's range; and with strides, the values
