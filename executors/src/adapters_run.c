@@ -1,6 +1,6 @@
 /* A case through its adapter (adapters.h): inputs by init kind, the expression evaluated step by
- * step (each step the emulator's float64 op reference on the stored inputs, rounded to the
- * device format, and timed by the emulator's planner), compared with the original op's float64
+ * step on the emulator itself (each step a spyre_run() on the values the earlier steps' device
+ * outputs left, its plan executed and timed), compared with the original op's float64
  * reference. */
 #include <math.h>
 #include <stdio.h>
@@ -51,9 +51,24 @@ static bool is_number(const struct node *n)
 	return n->kind == N_NUM || n->kind == N_EXPONENT;
 }
 
-/* The modeled time of one step: the fastest valid plan of the op on these shapes. */
-static int time_step(struct eval *e, const struct spyre_op_info *op, const struct spyre_tensor *in,
-		     int nin, const struct spyre_op_params *p)
+/* spyre_run()'s fill_input: a step's inputs are the values the earlier steps left. */
+static int fill_step(void *ctx, struct spyre_tensor *t, int index)
+{
+	const struct spyre_tensor *in = ctx;
+	uint64_t n = spyre_tensor_numel(t);
+	if (n != spyre_tensor_numel(&in[index]))
+		return err_set(ERR_INVAL, "step input %d: %llu elements, want %llu", index,
+			       (unsigned long long)spyre_tensor_numel(&in[index]),
+			       (unsigned long long)n);
+	for (uint64_t i = 0; i < n; i++)
+		spyre_tensor_set(t, i, spyre_tensor_get(&in[index], i));
+	return 0;
+}
+
+/* One step on the emulator: the op on these inputs, the fastest valid plan executed, its
+ * output (as the device computed it) into *out and its modeled time added. */
+static int run_step(struct eval *e, const struct spyre_op_info *op, const struct spyre_tensor *in,
+		    int nin, const struct spyre_op_params *p, struct spyre_tensor *out)
 {
 	struct spyre_run_opts o;
 	spyre_run_opts_init(&o);
@@ -66,21 +81,22 @@ static int time_step(struct eval *e, const struct spyre_op_info *op, const struc
 	o.dtype = e->dtype;
 	o.params = *p;
 	o.hw = e->hw;
-	struct spyre_plan_info *plans = NULL;
-	size_t n = 0;
-	int rc = spyre_run_plans(&o, &plans, &n);
-	if (rc == 0 && (n == 0 || !plans[0].valid))
-		rc = err_set(ERR_INVAL, "no valid plan for %s (%s)", op->name,
-			     n ? plans[0].why : "no candidates");
-	if (rc == 0) {
-		e->device_us += plans[0].modeled_us;
-		e->util_pe = fmax(e->util_pe, plans[0].util_pe);
-		e->util_vec = fmax(e->util_vec, plans[0].util_vec);
-		size_t len = strlen(e->plan);
-		snprintf(e->plan + len, sizeof(e->plan) - len, "%s%s", len ? "+" : "", op->name);
-	}
-	free(plans);
-	return rc;
+	o.seed = e->c->seed;
+	o.skip_reference = 1; /* the case compares with the original op's reference */
+	o.fill_input = fill_step;
+	o.fill_ctx = (void *)in; /* read only */
+	o.keep_output = out;
+	struct spyre_run_result r;
+	int rc = spyre_run(&o, &r);
+	if (rc)
+		return err_prefix("step %s", op->name);
+	e->device_us += r.timing.us;
+	e->util_pe = fmax(e->util_pe, r.timing.util_avg[SPYRE_UNIT_PE]);
+	e->util_vec = fmax(e->util_vec, r.timing.util_avg[SPYRE_UNIT_VEC]);
+	size_t len = strlen(e->plan);
+	snprintf(e->plan + len, sizeof(e->plan) - len, "%s%s", len ? "+" : "", op->name);
+	spyre_run_result_finish(&r);
+	return 0;
 }
 
 static int eval_node(struct eval *e, int id, struct spyre_tensor *out);
@@ -121,25 +137,12 @@ static int eval_call(struct eval *e, const struct node *n, struct spyre_tensor *
 	spyre_run_opts_init(&defaults);
 	struct spyre_op_params p = defaults.params;
 	p.dim = 0;
-	double *ref = NULL;
-	uint64_t nref = 0;
-	int64_t shape[SPYRE_DIMS_MAX];
-	int ndim;
 	int rc = eval_args(e, n, in, &nin, &p);
 	if (!rc && nin != n->info->nin)
 		rc = err_set(ERR_INVAL, "%s takes %d tensors, the expression gives %d",
 			     n->info->name, n->info->nin, nin);
 	if (!rc)
-		rc = spyre_op_output_shape(n->info, in, nin, &p, shape, &ndim);
-	if (!rc)
-		rc = spyre_tensor_alloc(out, e->dtype, shape, ndim);
-	if (!rc)
-		rc = spyre_op_reference(n->info, in, nin, &p, &ref, &nref);
-	for (uint64_t i = 0; !rc && i < nref; i++)
-		spyre_tensor_set(out, i, device_round(e->dtype, ref[i]));
-	if (!rc)
-		rc = time_step(e, n->info, in, nin, &p);
-	free(ref);
+		rc = run_step(e, n->info, in, nin, &p, out);
 	for (int i = 0; i < nin; i++)
 		spyre_tensor_finish(&in[i]);
 	return rc;
@@ -166,7 +169,7 @@ static int make_inputs(const struct exec_adapter *a, const struct exec_case *c, 
 		const char *init = c->init[i][0] ? c->init[i] : i < a->ninit ? a->init[i] : "randn";
 		int rc = spyre_tensor_alloc(&host[i], dt, c->shapes[i], c->ndims[i]);
 		if (!rc)
-			rc = exec_inputs_fill(&host[i], init, c->seed, i);
+			rc = exec_inputs_fill_args(&host[i], init, &c->init_args[i], c->seed, i);
 		if (!rc)
 			rc = tensor_copy_device(&dev[i], &host[i]);
 		if (rc)

@@ -76,6 +76,47 @@ static int take_param(struct spyre_op_params *p, const char *key, const char *v)
 	return 0; /* other keys are the spec author's notes: the runner does not need them */
 }
 
+/* A spec tensor's init kind, init_args and strides into input i (the kind is kept only when
+ * the tensor's shape is the case's input shape: the inputs of the call, in order). */
+static int take_tensor(struct exec_case *out, int i, const struct spec_tensor *t)
+{
+	if (!t->init.s || i >= out->nin || t->shape.n != (size_t)out->ndims[i] ||
+	    memcmp(t->shape.v, out->shapes[i], t->shape.n * sizeof(int64_t)) != 0)
+		return 0;
+	if (copy_str(out->init[i], EXEC_INIT_NAME_MAX, t->init.s, "init"))
+		return -1;
+	struct exec_init_args *a = &out->init_args[i];
+	if (t->init_args.s && exec_init_args_parse(a, t->init_args.s))
+		return -1;
+	bool contiguous = !t->has_storage_offset || t->storage_offset == 0;
+	int64_t want = 1;
+	for (int d = out->ndims[i] - 1; t->stride.n == t->shape.n && d >= 0; d--) {
+		a->stride[d] = t->stride.v[d];
+		contiguous = contiguous && (t->shape.v[d] == 1 || t->stride.v[d] == want);
+		want *= t->shape.v[d];
+	}
+	if (t->stride.n == t->shape.n && !contiguous) {
+		a->strided = true;
+		a->offset = t->has_storage_offset ? t->storage_offset : 0;
+	}
+	return 0;
+}
+
+/* A sample_inputs_func call: its tensors (a tensor list's one by one) are the case's inputs. */
+static int take_sample(struct exec_case *out, const struct spec_sample_inputs *si)
+{
+	int i = 0;
+	for (size_t j = 0; j < si->n_args && i < SPEC_CASE_INPUTS_MAX; j++) {
+		const struct spec_arg *g = &si->args[j];
+		if (g->kind == SPEC_ARG_TENSOR && take_tensor(out, i++, &g->tensor))
+			return -1;
+		for (size_t k = 0; g->kind == SPEC_ARG_TENSOR_LIST && k < g->n_list; k++)
+			if (i < SPEC_CASE_INPUTS_MAX && take_tensor(out, i++, &g->list[k]))
+				return -1;
+	}
+	return 0;
+}
+
 static int take_kernel(struct exec_case *out, const struct spec_kernel *k)
 {
 	for (size_t i = 0; i < k->n_params; i++) {
@@ -85,8 +126,7 @@ static int take_kernel(struct exec_case *out, const struct spec_kernel *k)
 	}
 	for (size_t i = 0; i < k->n_inputs && i < SPEC_CASE_INPUTS_MAX; i++) {
 		const struct spec_kernel_input *in = &k->inputs[i];
-		if (in->is_tensor && in->tensor.init.s &&
-		    copy_str(out->init[i], EXEC_INIT_NAME_MAX, in->tensor.init.s, "init"))
+		if (in->is_tensor && take_tensor(out, (int)i, &in->tensor))
 			return -1;
 	}
 	return 0;
@@ -116,6 +156,16 @@ int exec_case_from_spec(struct exec_case *out, const struct spec_case *c)
 		 c->loc.line, c->loc.col);
 	if (c->kernel && take_kernel(out, c->kernel))
 		return err_prefix("case %s: ", c->id);
+	if (c->sample && !c->kernel && take_sample(out, c->sample))
+		return err_prefix("case %s: ", c->id);
+	/* A call's non-tensor arguments (dims, scalars, index tuples) as emulator parameters;
+	 * one the emulator cannot take makes the case unsupported, with the reason. */
+	if (c->sample && !c->kernel && !out->unsupported &&
+	    testspecs_case_params(c, &out->params) != 0) {
+		out->unsupported = 1;
+		snprintf(out->why, sizeof(out->why), "%s", err_last());
+		err_clear();
+	}
 	return 0;
 }
 
@@ -167,6 +217,20 @@ int exec__emu_dtype(enum spec_dtype d, enum spyre_dtype *out)
 	return spyre_dtype_parse(out, testspecs_dtype_name(d));
 }
 
+/* spyre_run()'s fill_input: the spec's init kind over the input the op made; an input
+ * without one keeps the op's own values. */
+static int fill_from_spec(void *ctx, struct spyre_tensor *t, int index)
+{
+	const struct exec_case *c = ctx;
+	if (index >= SPEC_CASE_INPUTS_MAX || !c->init[index][0])
+		return 0;
+	int rc = exec_inputs_fill_args(t, c->init[index], &c->init_args[index], c->seed, index);
+	/* index_copy_ with a repeated index has no one right answer (torch: nondeterministic) */
+	if (!rc && !strcmp(c->emu_op, "index_copy_") && !spyre_dtype_is_float(t->dtype))
+		rc = exec_inputs_make_distinct(t, &c->init_args[index]);
+	return rc;
+}
+
 static void run_native(const struct exec_case *c, const struct spyre_hw *hw, struct exec_result *r)
 {
 	struct spyre_run_opts o;
@@ -178,6 +242,8 @@ static void run_native(const struct exec_case *c, const struct spyre_hw *hw, str
 	o.params = c->params;
 	o.hw = hw;
 	o.seed = c->seed;
+	o.fill_input = fill_from_spec;
+	o.fill_ctx = (void *)c; /* read only */
 	o.atol = c->atol;
 	o.rtol = c->rtol;
 	if (exec__emu_dtype((enum spec_dtype)c->dtype, &o.dtype) != 0) {

@@ -3,7 +3,9 @@
  * host. */
 #include "executors/inputs.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
@@ -48,7 +50,7 @@ static void last_two(const struct spyre_tensor *t, int64_t *rows, int64_t *cols)
 }
 
 static double value_at(const char *init, const struct spyre_tensor *t, uint64_t i, uint64_t *s,
-		       double bound)
+		       double bound, const struct exec_init_args *a)
 {
 	int64_t rows, cols;
 	switch (init[0]) {
@@ -70,6 +72,8 @@ static double value_at(const char *init, const struct spyre_tensor *t, uint64_t 
 	default:
 		break;
 	}
+	if (strcmp(init, "randint") == 0 && a && a->has_range)
+		return a->low + floor(uniform(s) * (a->high - a->low));
 	if (strcmp(init, "randint") == 0)
 		return (double)(int)(splitmix(s) % 17) - 8;
 	if (strcmp(init, "randn") == 0)
@@ -77,20 +81,158 @@ static double value_at(const char *init, const struct spyre_tensor *t, uint64_t 
 	return uniform(s); /* rand */
 }
 
-int exec_inputs_fill(struct spyre_tensor *t, const char *init, uint64_t seed, int index)
+static int check_kind(const char *init)
 {
-	if (!exec_init_known(init))
-		return err_set(ERR_INVAL,
-			       "init '%s' is not one a kernel case can build (rand, randn, zeros, "
-			       "ones, randint, arange, eye, full, xavier)",
-			       init);
+	if (exec_init_known(init))
+		return 0;
+	return err_set(ERR_INVAL,
+		       "init '%s' is not one a kernel case can build (rand, randn, zeros, "
+		       "ones, randint, arange, eye, full, xavier)",
+		       init);
+}
+
+/* The storage a strided input reads: offset + the farthest element + 1, or 0 on overflow. */
+static uint64_t storage_len(const struct spyre_tensor *t, const struct exec_init_args *a)
+{
+	uint64_t end = (uint64_t)a->offset;
+	for (int d = 0; d < t->ndim; d++) {
+		if (t->shape[d] == 0)
+			return 1;
+		uint64_t reach = (uint64_t)(t->shape[d] - 1) * (uint64_t)a->stride[d];
+		if (a->stride[d] && reach / (uint64_t)a->stride[d] != (uint64_t)(t->shape[d] - 1))
+			return 0;
+		end += reach;
+		if (end > EXEC_INIT_STORAGE_MAX)
+			return 0;
+	}
+	return end + 1;
+}
+
+static int fill_strided(struct spyre_tensor *t, const char *init, const struct exec_init_args *a,
+			uint64_t s, double bound)
+{
+	uint64_t len = storage_len(t, a);
+	if (len == 0 || len > EXEC_INIT_STORAGE_MAX)
+		return err_set(ERR_LIMIT, "a strided input's storage passes %llu elements",
+			       (unsigned long long)EXEC_INIT_STORAGE_MAX);
+	double *st = malloc(len * sizeof(*st));
+	if (!st)
+		return err_set(ERR_NOMEM, "out of memory for a storage of %llu elements",
+			       (unsigned long long)len);
+	for (uint64_t k = 0; k < len; k++)
+		st[k] = value_at(init, t, k, &s, bound, a);
+	uint64_t n = spyre_tensor_numel(t);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t rest = i, at = (uint64_t)a->offset;
+		for (int d = t->ndim - 1; d >= 0; d--) {
+			at += (rest % (uint64_t)t->shape[d]) * (uint64_t)a->stride[d];
+			rest /= (uint64_t)t->shape[d];
+		}
+		spyre_tensor_set(t, i, st[at]);
+	}
+	free(st);
+	return 0;
+}
+
+int exec_inputs_fill_args(struct spyre_tensor *t, const char *init, const struct exec_init_args *a,
+			  uint64_t seed, int index)
+{
+	int rc = check_kind(init);
+	if (rc)
+		return rc;
 	uint64_t s = seed ^ (0xA5A5A5A5ull * (uint64_t)(index + 1));
 	int64_t rows, cols;
 	last_two(t, &rows, &cols);
 	double bound = sqrt(6.0 / (double)(rows + cols));
+	if (a && a->strided)
+		return fill_strided(t, init, a, s, bound);
 	uint64_t n = spyre_tensor_numel(t);
 	for (uint64_t i = 0; i < n; i++)
-		spyre_tensor_set(t, i, value_at(init, t, i, &s, bound));
+		spyre_tensor_set(t, i, value_at(init, t, i, &s, bound, a));
+	return 0;
+}
+
+int exec_inputs_fill(struct spyre_tensor *t, const char *init, uint64_t seed, int index)
+{
+	return exec_inputs_fill_args(t, init, NULL, seed, index);
+}
+
+static bool seen_before(const struct spyre_tensor *t, uint64_t upto, double v)
+{
+	for (uint64_t j = 0; j < upto; j++)
+		if (spyre_tensor_get(t, j) == v)
+			return true;
+	return false;
+}
+
+int exec_inputs_make_distinct(struct spyre_tensor *t, const struct exec_init_args *a)
+{
+	uint64_t n = spyre_tensor_numel(t);
+	if (n > EXEC_DISTINCT_MAX)
+		return err_set(ERR_LIMIT, "distinct indices: %llu elements, more than %d",
+			       (unsigned long long)n, EXEC_DISTINCT_MAX);
+	double lo = 0, hi = 0;
+	for (uint64_t i = 0; i < n; i++)
+		hi = fmax(hi, spyre_tensor_get(t, i) + 1);
+	if (a && a->has_range)
+		lo = a->low, hi = a->high;
+	else
+		hi += (double)n;
+	if (hi - lo < (double)n)
+		return err_set(ERR_INVAL, "%llu distinct indices do not fit in [%g, %g)",
+			       (unsigned long long)n, lo, hi);
+	for (uint64_t i = 0; i < n; i++) {
+		double v = spyre_tensor_get(t, i);
+		while (seen_before(t, i, v))
+			v = v + 1 >= hi ? lo : v + 1;
+		spyre_tensor_set(t, i, v);
+	}
+	return 0;
+}
+
+/* One `key: number` of a flow mapping; *found 0 when the key is absent. */
+static int arg_number(const char *text, const char *key, double *out, bool *found)
+{
+	size_t kl = strlen(key);
+	*found = false;
+	for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+		bool starts = p == text || p[-1] == '{' || p[-1] == ' ' || p[-1] == ',';
+		const char *q = p + kl;
+		while (*q == ' ')
+			q++;
+		if (!starts || *q != ':')
+			continue;
+		char *end = NULL;
+		errno = 0;
+		*out = strtod(q + 1, &end);
+		while (end && *end == ' ')
+			end++;
+		if (errno || end == q + 1 || !isfinite(*out) ||
+		    (*end != ',' && *end != '}' && *end))
+			return err_set(ERR_INVAL, "init_args %s: not a number in '%s'", key, text);
+		*found = true;
+		return 0;
+	}
+	return 0;
+}
+
+int exec_init_args_parse(struct exec_init_args *a, const char *text)
+{
+	bool has_low = false, has_high = false;
+	a->low = 0;
+	int rc = arg_number(text, "low", &a->low, &has_low);
+	if (!rc)
+		rc = arg_number(text, "high", &a->high, &has_high);
+	if (rc)
+		return rc;
+	if (has_low && !has_high)
+		return err_set(ERR_INVAL, "init_args '%s': low without high", text);
+	if (fabs(a->low) > 0x1p53 || fabs(a->high) > 0x1p53)
+		return err_set(ERR_INVAL, "init_args '%s': low and high must lie within 2^53",
+			       text);
+	if (has_high && !(a->low < a->high))
+		return err_set(ERR_INVAL, "init_args '%s': low must be below high", text);
+	a->has_range = has_high;
 	return 0;
 }
 

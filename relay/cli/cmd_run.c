@@ -20,6 +20,7 @@
 #include "common/jsonx.h"
 #include "common/limits.h"
 #include "common/num.h"
+#include "dashboard-client/encode.h"
 #include "executors/adapters.h"
 #include "executors/pool.h"
 #include "executors/report.h"
@@ -60,6 +61,10 @@ static int parse_number_opt(struct run_args *a, const char *opt, const char *v)
 		return exec_shard_parse(v, &a->shard_index, &a->shard_count);
 	if (!strcmp(opt, "--budget"))
 		return selector_budget_parse(&a->budget, v);
+	if (!strcmp(opt, "--format"))
+		return dc_format_parse(&a->format, v);
+	if (!strcmp(opt, "--post-horizon"))
+		return num_parse_i64(&a->post_horizon_s, v, 0, 7 * 86400);
 	return err_set(ERR_INVAL, "unknown option %s", opt);
 }
 
@@ -76,6 +81,7 @@ static int parse_value(struct run_args *a, const char *opt, const char *v)
 			    : !strcmp(opt, "--cache")      ? &a->cache
 			    : !strcmp(opt, "--post")       ? &a->post
 			    : !strcmp(opt, "--token-file") ? &a->token_file
+			    : !strcmp(opt, "--job")        ? &a->job
 							   : NULL;
 	if (slot) {
 		*slot = v;
@@ -94,9 +100,10 @@ static int parse_value(struct run_args *a, const char *opt, const char *v)
 
 static int check_args(const struct run_args *a)
 {
-	if (a->post || a->token_file)
-		return cli_usage_error(self(), "--post needs dashboard-client, which this build "
-					       "lacks: run without it and post the reports later");
+	if (!a->post != !a->token_file)
+		return cli_usage_error(self(), "--post URL and --token-file FILE go together");
+	if (a->job && !a->post)
+		return cli_usage_error(self(), "--job is the job.json of --post");
 	if (a->all) {
 		if (a->base || a->head || a->diff)
 			return cli_usage_error(self(), "--all excludes --base, --head and --diff");
@@ -216,10 +223,14 @@ static int execute(const struct run_args *a, struct exec_case *cases, size_t n,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	struct exec_pool_stats st;
-	int rc = exec_pool_run(cases, n, &o, res, &st);
+	struct run_post *post = NULL;
+	int rc = a->post ? run__post_begin(&post, a, &stop_requested) : 0;
+	if (!rc)
+		rc = exec_pool_run(cases, n, &o, res, &st);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc < 0) {
+		run__post_destroy(post);
 		free(res);
 		return rc;
 	}
@@ -233,8 +244,12 @@ static int execute(const struct run_args *a, struct exec_case *cases, size_t n,
 			"finished\n",
 			n - s.count[EXEC_NOT_RUN]);
 	free(res);
+	int prc = !wrc && post ? run__post_end(post) : 0;
+	run__post_destroy(post);
 	if (wrc)
 		return wrc;
+	if (prc)
+		return prc;
 	return s.mandatory_bad ? 1 : 0;
 }
 
@@ -275,7 +290,7 @@ int run__execute(const struct run_args *a, const struct spec_case_list *list)
 
 static int exit_code(int rc)
 {
-	if (rc == 0 || rc == 1)
+	if (rc == 0 || rc == 1 || rc == RUN_POST_UNDELIVERED)
 		return rc;
 	fprintf(stderr, "spyre-ci run: %s\n", err_last());
 	return rc == ERR_INVAL || rc == ERR_NOTFOUND ? CLI_USAGE : CLI_FAILED;
@@ -283,7 +298,10 @@ static int exit_code(int rc)
 
 int cmd_run_main(int argc, char **argv)
 {
-	struct run_args a = { .out = "spyre-ci-results", .retries = 1 };
+	struct run_args a = { .out = "spyre-ci-results",
+			      .retries = 1,
+			      .format = DC_FORMAT_CRCR,
+			      .post_horizon_s = 600 };
 	if (cli_wants_help(argc, argv)) {
 		cli_print_help(stdout, self());
 		return CLI_OK;
@@ -303,6 +321,8 @@ const char cmd_run_help[] =
     "                    [--specs FILE|DIR ...] [--tier LABEL] [--budget B] [--out DIR]\n"
     "                    [--jobs N] [--shard I/N] [--history FILE] [--timeout S] [--mem BYTES]\n"
     "                    [--retries 0|1] [--adapters FILE] [--cache DIR] [--no-progress]\n"
+    "                    [--post URL --token-file FILE [--format crcr|hud] [--job FILE]\n"
+    "                     [--post-horizon S]]\n"
     "       spyre-ci run --all --specs FILE|DIR ... [--repo DIR] [--tier LABEL] [...]\n"
     "\n"
     "Selects as `spyre-ci select` does (or, with --all, takes every case the specs give: the\n"
@@ -332,13 +352,26 @@ const char cmd_run_help[] =
     "  --retries 0|1    reruns of a failed, crashed or timed-out case (default 1)\n"
     "  --adapters FILE  the adapter table (default: adapters/adapters.yaml beside --specs)\n"
     "  --no-progress    no progress on stderr (a bar on a terminal, else a line every 5 s)\n"
-    "  --post URL       not in this build: posting to CRCR needs dashboard-client\n"
+    "  --post URL       post the CRCR callbacks (as `spyre-ci report` does): in_progress when\n"
+    "                   execution starts, completed with the counts at the end; the run\n"
+    "                   waits until both are delivered or dead-lettered. --out gets job.json\n"
+    "                   and outbox.sqlite beside results.jsonl: a second run with the same\n"
+    "                   --out is the same job and resumes (nothing delivered is sent again)\n"
+    "  --token-file F   the token for --post: the file's one line (never printed)\n"
+    "  --format F       crcr (default) or hud, as in `spyre-ci report`\n"
+    "  --job FILE       job.json to report as (event_type, delivery_id, payload, workflow,\n"
+    "                   hud: docs/report.md); default: a nightly (--all) or periodic job\n"
+    "                   keyed by the head SHA of --repo, named spyre-ci-run\n"
+    "  --post-horizon S retry a callback for up to S seconds (default 600; 0: one try)\n"
     "\n"
     "Ctrl-C (SIGINT) or SIGTERM stops the workers and still writes the reports of the cases\n"
     "that finished.\n"
     "\n"
     "Exit codes: 0 every mandatory case passed (xfails as expected); 1 a case failed, errored,\n"
-    "crashed or timed out, or the run was stopped; 2 bad usage or bad input.\n"
+    "crashed or timed out, or the run was stopped; 2 bad usage or bad input (a bad --job,\n"
+    "token file or URL is found before any case runs); 3 with --post, the cases ran but a\n"
+    "callback was dead-lettered (a 4xx such as 401: printed with the receiver's answer) or is\n"
+    "still pending (stopped: run again with the same --out to resume).\n"
     "\n"
     "Examples:\n"
     "  spyre-ci run --all --specs testspecs/specs --jobs 2 --out /tmp/results\n"

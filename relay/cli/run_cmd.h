@@ -3,10 +3,12 @@
 #ifndef RELAY_RUN_CMD_H
 #define RELAY_RUN_CMD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/jsonx.h"
+#include "dashboard-client/encode.h"
 #include "executors/adapters.h"
 #include "executors/shard.h"
 #include "selector/select.h"
@@ -14,7 +16,9 @@
 
 struct run_args {
 	const char *repo, *base, *head, *diff, *out, *tier, *history, *adapters, *cache;
-	const char *post, *token_file; /* refused: dashboard-client is not in this build */
+	const char *post, *token_file, *job; /* --post: where, the token, a job.json template */
+	enum dc_format format;               /* --format crcr|hud */
+	int64_t post_horizon_s;              /* --post-horizon: retry a message this long */
 	const char *specs[64];
 	size_t n_specs;
 	int all, no_progress;
@@ -37,5 +41,19 @@ int run__history(const char *path, json_t **json, struct exec_duration **out, si
 /* --adapters FILE, else adapters/adapters.yaml beside the first --specs that has one, else
  * none (*out NULL). */
 int run__adapters(const struct run_args *a, struct exec_adapters **out);
+
+/* --post: the cases ran, but a callback was dead-lettered or is still pending. */
+#define RUN_POST_UNDELIVERED 3
+
+/* The dashboard side of a run (run_post.c). */
+struct run_post;
+/* Before execution: checks the token and URL, writes --out/job.json, queues `in_progress` and
+ * tries it once. 0 or a negative code (ERR_INVAL: bad --job, token or URL). */
+int run__post_begin(struct run_post **out, const struct run_args *a, volatile sig_atomic_t *stop);
+/* After the reports are written: queues `completed` with the counts of results.jsonl and
+ * drains until every message is delivered or dead-lettered. 0, RUN_POST_UNDELIVERED, or a
+ * negative code. */
+int run__post_end(struct run_post *p);
+void run__post_destroy(struct run_post *p);
 
 #endif

@@ -357,7 +357,7 @@ int fixture__render_specs(struct fx_gen *g)
 				P("        - names: [Test%s::%s]\n", f->stem, t->name);
 			P("          mode: %s\n", i == 3 ? "xfail" : "mandatory_success");
 		}
-		P("        - names: [\"test_pad_.*\"]\n          mode: skip\n");
+		P("        - names: [\".*::test_pad_.*\"]\n          mode: skip\n");
 	}
 	P("  global:\n    supported_dtypes:\n");
 	P("      - {name: float16, precision: {atol: 0.1, rtol: 0.1}}\n");

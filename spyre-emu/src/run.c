@@ -91,6 +91,46 @@ static int place(struct run_state *s, struct plan_tensor *pt, const struct spyre
 	return spyre_copy_to_device(s->dev, NULL, addr, &l, t->data, strides);
 }
 
+static void value_range(const struct spyre_tensor *t, double *lo, double *hi)
+{
+	uint64_t n = spyre_tensor_numel(t);
+	*lo = n ? spyre_tensor_get(t, 0) : 0;
+	*hi = *lo;
+	for (uint64_t j = 1; j < n; j++) {
+		double v = spyre_tensor_get(t, j);
+		*lo = v < *lo ? v : *lo;
+		*hi = v > *hi ? v : *hi;
+	}
+}
+
+/* The caller's values over the inputs the op made (o->fill_input). An integer input of
+ * another dtype than the op's (embedding's or index_copy_'s indices) is kept within the range
+ * the op's own values had. */
+static int fill_inputs(struct run_state *s, const struct spyre_run_opts *o)
+{
+	for (int i = 0; i < s->nin; i++) {
+		struct spyre_tensor *t = &s->in[i];
+		int index_like = !spyre_dtype_is_float(t->dtype) && t->dtype != o->dtype;
+		double lo = 0, hi = 0, glo, ghi;
+		if (index_like)
+			value_range(t, &lo, &hi);
+		lo = lo > 0 ? 0 : lo; /* indices may start at 0 wherever the op's own began */
+		int rc = o->fill_input(o->fill_ctx, t, i);
+		if (rc)
+			return rc;
+		if (!index_like)
+			continue;
+		value_range(t, &glo, &ghi);
+		if (spyre_tensor_numel(t) && (glo < lo || ghi > hi))
+			return err_set(ERR_INVAL,
+				       "%s input %d (%s, indices) holds %g..%g; give values within "
+				       "%g..%g (randint with a smaller high)",
+				       s->op->name, i, spyre_dtype_name(t->dtype), glo, ghi, lo,
+				       hi);
+	}
+	return 0;
+}
+
 static int run_prepare(struct run_state *s, const struct spyre_run_opts *o)
 {
 	memset(s, 0, sizeof(*s));
@@ -117,6 +157,8 @@ static int run_prepare(struct run_state *s, const struct spyre_run_opts *o)
 	if (rc)
 		return rc;
 	s->nin = o->nin;
+	if (o->fill_input && (rc = fill_inputs(s, o)))
+		return rc;
 	/* A comparison is exact: give it inputs on the DL16 grid, so host and device compare
 	 * the same numbers (two float16 values that round to one DL16 value compare equal on
 	 * the device; that difference is the device's, not a planner bug). */
@@ -446,6 +488,10 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 		memcpy(r->out_shape, s.out.shape, sizeof(r->out_shape));
 		fnv_hex(r->digest, s.out.data,
 			spyre_tensor_numel(&s.out) * spyre_dtype_size(s.out.dtype));
+	}
+	if (!rc && o->keep_output) {
+		*o->keep_output = s.out; /* the caller owns it now */
+		memset(&s.out, 0, sizeof(s.out));
 	}
 	if (have)
 		spyre_launch_finish(&best);

@@ -62,7 +62,8 @@ static int gen_file(const char *dir, int f, int entries, size_t *bytes)
 					 f, e);
 		else
 			rc = buf_appendf(
-			    &b, "        - names: [TestGen%d::test_case%d, test_m%d]\n", f, e, e);
+			    &b, "        - names: [TestGen%d::test_case%d, \".*::test_m%d\"]\n", f,
+			    e, e);
 		if (rc == 0)
 			rc = buf_appendf(&b, "          mode: %s\n          tags: [t%d]\n",
 					 e % 3 ? "mandatory_success" : "xfail", e % 5);

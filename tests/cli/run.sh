@@ -99,7 +99,7 @@ usage_error "--all needs --specs" "--all needs --specs" --all
 usage_error "--all and --base" "--all excludes" --all --specs "$fix" --base HEAD
 usage_error "bad shard" "--shard" --all --specs "$fix" --shard 3/2
 usage_error "bad jobs" "--jobs" --all --specs "$fix" --jobs 0
-usage_error "--post is not in this build" "dashboard-client" --all --specs "$fix" --post http://x
+usage_error "--post without a token" "go together" --all --specs "$fix" --post http://x
 usage_error "missing specs" "nope" --all --specs "$tmp/nope.yaml"
 usage_error "unknown option" "unknown option" --all --specs "$fix" --frob 1
 expect_rc 2 "a broken adapter table" "$exe" run --all --specs "$fix" --adapters "$fix"

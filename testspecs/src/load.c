@@ -2,8 +2,9 @@
  * entries' edits. The shapes and checks follow torch-spyre's own loader (its pydantic models
  * in tests/spyre_test_config_models.py and the later oot_test_config_models.py of
  * torch-spyre/torch-spyre; restated here, not copied):
- *   - a test entry's `names` is one string or a list; each is "Class::method" or "method"
- *     (split on "::" gives one or two non-empty parts);
+ *   - a test entry's `names` is one string or a list; each has the "Class::method" shape the
+ *     schema (spyre_test_config_schema.json) requires as ^\w+::\w+$: a number or a bare
+ *     method name is an error; a regex of that shape is accepted;
  *   - `mode` defaults to mandatory_success for a listed test; `unlisted_test_mode` defaults to
  *     xfail (FileEntry.unlisted_test_mode = MODE_XFAIL; the constants file names
  *     UNLISTED_TEST_MODE_DEFAULT = xfail). Both defaults are applied by the resolver: the
@@ -15,7 +16,9 @@
  *     "half"; edits.modules.include items also take module_path and input specs;
  *     edits.functions has cpu_move.
  * Our additions: `labels` and `no_grad` per entry (SPYRE.md section 5) and `kernels`. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "walk.h"
@@ -182,19 +185,40 @@ static void walk_edits(struct walk *w, const struct ynode *n, struct spec_edits 
 
 /* torch-spyre's rule: split on "::" gives one part (a method or module-level function) or two
  * (class and method), none empty. Regular expressions pass as long as they keep that shape. */
+/* Whether a plain scalar reads as a YAML number, bool or null: not a string to the schema. */
+static bool plain_not_string(const struct ynode *n)
+{
+	if (!n->plain)
+		return false;
+	if (ynode_is_null(n) || !strcmp(n->text, "true") || !strcmp(n->text, "false") ||
+	    !strcmp(n->text, "True") || !strcmp(n->text, "False"))
+		return true;
+	char *end = NULL;
+	errno = 0;
+	(void)strtod(n->text, &end);
+	return end != n->text && *end == '\0';
+}
+
+/* torch-spyre's schema wants each name to match ^\w+::\w+$. A name that is not a string, or
+ * has no Class::method shape, is an error. A regex with that shape (TestSDPA.*::test_.*, as the
+ * real configs write) is accepted, as torch-spyre's loader accepts it. */
 static void check_name(struct walk *w, const struct spec_str *s, const struct ynode *n)
 {
-	const char *sep = strstr(s->s, "::");
-	bool ok = s->len > 0;
-	if (sep) {
-		const char *rest = sep + 2;
-		ok = ok && sep != s->s && *rest && !strstr(rest, "::");
-	}
-	if (!ok)
+	if (plain_not_string(n)) {
 		walk_error(w, n,
-			   "invalid test name '%s' (expected 'ClassName::method_name' or "
-			   "'method_name')",
+			   "test name %s is not a string (expected 'ClassName::method_name', "
+			   "quoted if it could read as a number)",
 			   s->s);
+		return;
+	}
+	const char *sep = strstr(s->s, "::");
+	if (!sep || sep == s->s || !sep[2] || strstr(sep + 2, "::")) {
+		walk_error(w, n,
+			   "invalid test name '%s' (expected 'ClassName::method_name', as the "
+			   "schema's ^\\w+::\\w+$ wants; '.*::method_name' matches any class)",
+			   s->s);
+		return;
+	}
 }
 
 static void walk_names(struct walk *w, const struct ynode *v, struct spec_test *t)

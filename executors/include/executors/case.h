@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "executors/inputs.h"
 #include "spyre-emu/ops.h"
 #include "spyre-emu/run.h"
 #include "testspecs/cases.h"
@@ -51,8 +52,9 @@ struct exec_case {
 	int32_t nin;
 	int64_t shapes[SPEC_CASE_INPUTS_MAX][SPEC_CASE_DIMS_MAX];
 	int32_t ndims[SPEC_CASE_INPUTS_MAX];
-	char init[SPEC_CASE_INPUTS_MAX][EXEC_INIT_NAME_MAX]; /* "" : the op's own initialiser */
-	int32_t dtype;                                       /* enum spec_dtype */
+	char init[SPEC_CASE_INPUTS_MAX][EXEC_INIT_NAME_MAX];   /* "" : the op's own initialiser */
+	struct exec_init_args init_args[SPEC_CASE_INPUTS_MAX]; /* randint's range, strides */
+	int32_t dtype;                                         /* enum spec_dtype */
 	double atol, rtol;
 	int32_t mode; /* enum spec_mode */
 	uint64_t seed;

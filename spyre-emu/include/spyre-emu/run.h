@@ -28,6 +28,18 @@ struct spyre_run_opts {
 	double atol, rtol;          /* < 0: the defaults for the dtype (spyre_run_default_tol) */
 	int skip_reference;         /* benchmarks: no float64 reference and no comparison */
 	const char *plan_cache_dir; /* NULL: plan choices are remembered in memory only */
+	/* NULL: the op makes its own inputs from `seed`. Else called once per input, after the
+	 * op made it (shape and dtype as the op takes it), to overwrite its values in place:
+	 * the caller's inputs, such as a spec's `init` kinds. Returns 0 or an error, which ends
+	 * the run. An integer input of another dtype than `dtype` (indices) must stay within 0 and
+	 * the largest value the op made (so that every index stays valid), else the run is refused
+	 * with ERR_INVAL. */
+	int (*fill_input)(void *ctx, struct spyre_tensor *t, int index);
+	void *fill_ctx;
+	/* NULL, or where a successful run moves the device's output (copied back to the host,
+	 * in the op's output dtype): the caller finishes it. Chains runs, one's output feeding
+	 * the next one's fill_input. */
+	struct spyre_tensor *keep_output;
 };
 
 struct spyre_run_result {

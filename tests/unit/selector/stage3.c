@@ -17,7 +17,7 @@ static const char SPECS[] = "test_suite_config:\n"
 			    "          labels: [smoke]\n"
 			    "        - names: [TestA::test_skipped]\n"
 			    "          mode: skip\n"
-			    "        - names: [TestA::test_gone, test_also_gone]\n"
+			    "        - names: [TestA::test_gone, TestA::test_also_gone]\n"
 			    "        - names: ['TestA::test_re\\w*']\n"
 			    "          mode: xfail\n"
 			    "        - names: [TestA::test_kern]\n"
@@ -143,7 +143,7 @@ Test(stage3, drift_stale_entries)
 	cr_assert_eq(f.rep.drift[0].kind, SELECT_DRIFT_STALE);
 	cr_assert_str_eq(f.rep.drift[0].test, "TestA::test_gone");
 	cr_assert_str_eq(f.rep.drift[0].where, "s.yaml:10");
-	cr_assert_str_eq(f.rep.drift[1].test, "test_also_gone");
+	cr_assert_str_eq(f.rep.drift[1].test, "TestA::test_also_gone");
 	teardown(&f);
 }
 
