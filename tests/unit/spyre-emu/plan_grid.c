@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/err.h"
 #include "spyre-emu/hw.h"
@@ -113,8 +114,33 @@ struct tally {
 	int points, functional;
 };
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void grid_point_at(const struct spyre_op_info *op, const char *sample, int cores, int dim,
+			  struct tally *t);
+
+/* PLAN_GRID_VERBOSE=1 prints each point and its wall time on stderr (to find the slow ones). */
 static void grid_point(const struct spyre_op_info *op, const char *sample, int cores, int dim,
 		       struct tally *t)
+{
+	static int verbose = -1;
+	if (verbose < 0)
+		verbose = getenv("PLAN_GRID_VERBOSE") != NULL;
+	double t0 = verbose ? now_s() : 0;
+	if (verbose)
+		fprintf(stderr, "%s %s cores %d dim %d ...\n", op->name, sample, cores, dim);
+	grid_point_at(op, sample, cores, dim, t);
+	if (verbose)
+		fprintf(stderr, "  %.2f s\n", now_s() - t0);
+}
+
+static void grid_point_at(const struct spyre_op_info *op, const char *sample, int cores, int dim,
+			  struct tally *t)
 {
 	struct spyre_hw hw;
 	cr_assert_eq(spyre_hw_load_default(&hw), 0, "%s", err_last());
