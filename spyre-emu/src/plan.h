@@ -80,7 +80,10 @@ int plan__variants_norm(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_matmul(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_gather(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_fused(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_flash(const struct plan_ctx *c, struct plan_variant *out); /* plan_flash.c */
 int plan__variants_softmax_cols(const struct plan_ctx *c, struct plan_variant *out);
+int plan__variants_norm_cols(const struct plan_ctx *c,
+			     struct plan_variant *out); /* plan_norm_cols.c */
 int plan__variants_ffn(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_layout(const struct plan_ctx *c, struct plan_variant *out);
 int plan__variants_moves(const struct plan_ctx *c, struct plan_variant *out); /* plan_moves.c */

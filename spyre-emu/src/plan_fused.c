@@ -202,5 +202,5 @@ int plan__variants_fused(const struct plan_ctx *c, struct plan_variant *out)
 		out[n].a = tq[i];
 		n++;
 	}
-	return n;
+	return n + plan__variants_flash(c, out + n);
 }

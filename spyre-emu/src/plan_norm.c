@@ -177,6 +177,15 @@ static int build_spill(struct plan_ctx *c, const struct plan_variant *pv)
 	return 0;
 }
 
+/* 1 when `fused_lx_rows*` can hold a row, its output row and the weight rows (build_fused). */
+static int fused_fits(const struct plan_ctx *c)
+{
+	uint64_t params = 0, row = (uint64_t)(c->in[0].sticks + c->out.sticks) * STICK;
+	for (int t = 1; t < c->nin; t++)
+		params += (uint64_t)c->in[t].sticks * STICK;
+	return params < c->hw->lx_bytes && row <= (c->hw->lx_bytes - params) / 2 / STICK * STICK;
+}
+
 int plan__variants_norm(const struct plan_ctx *c, struct plan_variant *out)
 {
 	if (c->p.dim != c->in[0].ndim - 1)
@@ -199,6 +208,10 @@ int plan__variants_norm(const struct plan_ctx *c, struct plan_variant *out)
 		    (uint64_t)c->in[0].rows * (uint64_t)(c->in[0].sticks * c->in[0].eps * 4);
 		n++;
 		n += plan__variants_softmax_cols(c, &out[n]);
+	} else if (!fused_fits(c)) { /* rows too wide for LX: in column chunks */
+		n += strcmp(c->op->name, "log_softmax") == 0
+			 ? plan__variants_softmax_cols(c, &out[n])
+			 : plan__variants_norm_cols(c, &out[n]);
 	}
 	return n;
 }

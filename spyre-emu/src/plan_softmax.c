@@ -102,6 +102,30 @@ static int online_step(struct plan_ctx *c, const struct sgeom *g, int core, int6
 	return rc;
 }
 
+/* log_softmax's pass 2 for chunk j: out = x - (M + log S), the row constant made at the
+ * first chunk (in g->f, fp32), the chunk converted to fp32 in g->e first. */
+static int log_chunk(struct plan_ctx *c, const struct sgeom *g, int core, int64_t j, uint32_t xb,
+		     uint32_t ob, int64_t tr, int64_t w, int64_t ns)
+{
+	const struct plan_tensor *x = &c->in[0], *o = &c->out;
+	enum spyre_dtype dt = x->ddt, f32 = SPYRE_DTYPE_FLOAT32;
+	uint32_t ms = STICK / spyre_dtype_size(dt), fs = STICK / 4, cw = (uint32_t)g->cw;
+	int rc = 0;
+	if (j == 0) {
+		rc = kv(c, core, "copy", g->m, ms, dt, -1, g->mold, fs, f32, tr, 1);
+		if (!rc)
+			rc = kv(c, core, "log", g->s, fs, f32, -1, g->f, fs, f32, tr, 1);
+		if (!rc)
+			rc = kv(c, core, "add", g->mold, fs, f32, g->f, g->f, fs, f32, tr, 1);
+	}
+	if (!rc)
+		rc = kv(c, core, "copy", xb, cw, dt, -1, g->e, cw, f32, tr, w);
+	if (!rc && w < ns * o->eps) /* the pad lanes of the output stay zero */
+		rc =
+		    plan__zero_fill(c, core, ob, (uint32_t)tr, (uint32_t)(ns * o->eps), cw, o->ddt);
+	return rc ? rc : kv(c, core, "sub", g->e, cw, f32, g->f, ob, cw, o->ddt, tr, w);
+}
+
 static int online_tile(struct plan_ctx *c, const struct sgeom *g, int core, int64_t r0, int64_t tr,
 		       int64_t *seq)
 {
@@ -120,6 +144,13 @@ static int online_tile(struct plan_ctx *c, const struct sgeom *g, int core, int6
 				rc = online_step(c, g, core, j, xb, tr, w, xs);
 			if (rc || pass == 0)
 				continue;
+			if (c->op->name[0] == 'l') { /* log_softmax */
+				rc = log_chunk(c, g, core, j, xb, ob, tr, w, ns);
+				if (!rc)
+					rc = plan__dma_block(c, core, 0, o, r0, tr, c0 / o->eps, ns,
+							     ob, (uint32_t)g->cw * o->esize);
+				continue;
+			}
 			rc = kv(c, core, "exp_sub", xb, xs, x->ddt, g->m, g->e, (uint32_t)g->cw,
 				SPYRE_DTYPE_FLOAT32, tr, w);
 			if (!rc && w < ns * o->eps) /* the pad lanes of the output stay zero */

@@ -39,6 +39,12 @@ uint64_t program__access_end(const struct lx_access *x);
 void program__lx_peak(const struct spyre_launch *l, uint32_t stick_bytes,
 		      uint64_t peak[SPYRE_CORES_MAX]);
 
+/* A digest of how program `p` touches LX (opcodes and LX ranges, not device addresses), and
+ * the exact comparison of two programs' patterns (program_pattern.c). */
+uint64_t program__lx_pattern(const struct spyre_program *p, uint32_t stick_bytes);
+int program__same_lx_pattern(const struct spyre_program *p, const struct spyre_program *q,
+			     uint32_t stick_bytes);
+
 /* Ring geometry: hops from `from` to `to` in the shorter direction (clockwise on a tie) and
  * that direction (0 clockwise, i -> i + 1; 1 counter-clockwise). */
 int program__ring_hops(int ncores, int from, int to, int *dir);

@@ -1,29 +1,34 @@
 /* Included once by reference.c: the float64 references of the fused ops (swiglu_mlp and
  * scaled_dot_product_attention), kept apart so that reference.c stays readable. */
 
-/* (silu(x @ w1) * (x @ w3)) @ w2 over the rows of x. */
+/* (silu(x @ w1) * (x @ w3)) @ w2 over the rows of x, in blocks of rows: each product one
+ * dgemm (a loop over w1's columns strided through memory took most of an hour at Granite's
+ * prefill size). */
+#define SWIGLU_REF_ROWS 64
+
 static int ref_swiglu_mlp(struct ref *r)
 {
 	uint64_t h = (uint64_t)r->in[1].shape[0], f = (uint64_t)r->in[1].shape[1],
 		 o = (uint64_t)r->in[3].shape[1];
 	uint64_t rows = h ? spyre_tensor_numel(&r->in[0]) / h : 0;
-	double *g = malloc((f ? f : 1) * sizeof(double));
-	if (!g)
+	uint64_t n = (f ? f : 1) * SWIGLU_REF_ROWS;
+	double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+	if (!a || !b) {
+		free(a);
+		free(b);
 		return err_set(ERR_NOMEM, "swiglu_mlp reference: %llu hidden values",
-			       (unsigned long long)f);
-	for (uint64_t i = 0; i < rows; i++) {
-		const double *x = r->x[0] + i * h;
-		for (uint64_t j = 0; j < f; j++) {
-			double a = 0.0, b = 0.0;
-			for (uint64_t q = 0; q < h; q++) {
-				a += x[q] * r->x[1][q * f + j];
-				b += x[q] * r->x[2][q * f + j];
-			}
-			g[j] = a * sigmoid(a) * b;
-		}
-		gemm(r->out + i * o, g, r->x[3], 1, f, o);
+			       (unsigned long long)n);
 	}
-	free(g);
+	for (uint64_t i = 0; i < rows; i += SWIGLU_REF_ROWS) {
+		uint64_t m = rows - i < SWIGLU_REF_ROWS ? rows - i : SWIGLU_REF_ROWS;
+		gemm(a, r->x[0] + i * h, r->x[1], m, h, f);
+		gemm(b, r->x[0] + i * h, r->x[2], m, h, f);
+		for (uint64_t j = 0; j < m * f; j++)
+			a[j] = a[j] * sigmoid(a[j]) * b[j];
+		gemm(r->out + i * o, a, r->x[3], m, f, o);
+	}
+	free(a);
+	free(b);
 	return 0;
 }
 
@@ -56,12 +61,13 @@ static int ref_scaled_dot_product_attention(struct ref *r)
 			for (uint64_t j = 0; j < S; j++)
 				sum += (s[j] = exp(s[j] - m));
 			double *o = r->out + (b * L + i) * Dv;
-			for (uint64_t d = 0; d < Dv; d++) {
-				double acc = 0.0;
-				for (uint64_t j = 0; j < S; j++)
-					acc += s[j] * r->x[2][(b * S + j) * Dv + d];
-				o[d] = acc / sum;
-			}
+			for (uint64_t d = 0; d < Dv; d++)
+				o[d] = 0.0;
+			for (uint64_t j = 0; j < S; j++) /* rows of v in order: no strided walk */
+				for (uint64_t d = 0; d < Dv; d++)
+					o[d] += s[j] * r->x[2][(b * S + j) * Dv + d];
+			for (uint64_t d = 0; d < Dv; d++)
+				o[d] /= sum;
 		}
 	free(s);
 	return 0;

@@ -197,9 +197,9 @@ static void commit_barrier(struct tsim *s, const struct tcand *cand)
 	}
 }
 
-/* One step: commits the earliest ready instruction (or barrier group). 0, or ERR_BADSTATE on
- * a deadlock. */
-static int step(struct tsim *s)
+/* The straightforward scan (the reference mode): every queue head of every core looked at
+ * each step; the minimum of (ready, core, insn) commits. */
+static int step_scan(struct tsim *s)
 {
 	struct tcand best = { .core = -1 }, bar[SPYRE_CORES_MAX];
 	int nbar = 0;
@@ -227,6 +227,107 @@ static int step(struct tsim *s)
 	if (best.core < 0)
 		return tsim_deadlock(s);
 	commit_one(s, best.core, best.insn, best.ready, best.pred);
+	return 0;
+}
+
+/* The ready queue heads, kept in a binary heap by (ready, core, insn): the order the
+ * simulation commits in. A head's ready time never changes once it is ready (its resource
+ * only frees when it commits, and its dependences are done), so a head is pushed once; only
+ * the core that committed (and a RECV's peer when a SEND commits) can have new ready heads.
+ * BARRIER heads wait aside until every core has one. */
+struct sched {
+	struct tcand heap[SPYRE_CORES_MAX * RES_COUNT];
+	size_t n;
+	uint8_t queued[SPYRE_CORES_MAX][RES_COUNT];
+	struct tcand bar[SPYRE_CORES_MAX];
+	int nbar;
+};
+
+static int cand_before(const struct tcand *a, const struct tcand *b)
+{
+	if (a->ready != b->ready)
+		return a->ready < b->ready;
+	if (a->core != b->core)
+		return a->core < b->core;
+	return a->insn < b->insn;
+}
+
+static void heap_push(struct sched *q, const struct tcand *k)
+{
+	size_t i = q->n++;
+	while (i > 0 && cand_before(k, &q->heap[(i - 1) / 2])) {
+		q->heap[i] = q->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	q->heap[i] = *k;
+}
+
+static struct tcand heap_pop(struct sched *q)
+{
+	struct tcand top = q->heap[0], last = q->heap[--q->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= q->n)
+			break;
+		if (c + 1 < q->n && cand_before(&q->heap[c + 1], &q->heap[c]))
+			c++;
+		if (!cand_before(&q->heap[c], &last))
+			break;
+		q->heap[i] = q->heap[c];
+		i = c;
+	}
+	if (q->n)
+		q->heap[i] = last;
+	return top;
+}
+
+/* Queues the heads of `c` that became ready. */
+static void refresh(struct tsim *s, struct sched *q, int c)
+{
+	for (int r = 0; r < RES_COUNT; r++) {
+		struct tcand k;
+		if (q->queued[c][r] || !tsim_head_ready(s, c, r, &k))
+			continue;
+		q->queued[c][r] = 1;
+		if (s->l->prog[c].insns[k.insn].op == SPYRE_OP_BARRIER) {
+			q->bar[c] = k;
+			q->nbar++;
+		} else {
+			heap_push(q, &k);
+		}
+	}
+}
+
+/* One step: commits the earliest ready instruction (or barrier group). 0, or ERR_BADSTATE on
+ * a deadlock. */
+static int step(struct tsim *s, struct sched *q)
+{
+	int ncores = s->l->ncores;
+	if (q->nbar == ncores) {
+		uint64_t bar_ready = 0;
+		for (int c = 0; c < ncores; c++)
+			if (q->bar[c].ready > bar_ready)
+				bar_ready = q->bar[c].ready;
+		if (q->n == 0 || bar_ready < q->heap[0].ready) {
+			commit_barrier(s, q->bar);
+			q->nbar = 0;
+			for (int c = 0; c < ncores; c++) {
+				q->queued[c][RES_SYNC] = 0;
+				refresh(s, q, c);
+			}
+			return 0;
+		}
+	}
+	if (q->n == 0)
+		return tsim_deadlock(s);
+	struct tcand k = heap_pop(q);
+	const struct spyre_insn *in = &s->l->prog[k.core].insns[k.insn];
+	commit_one(s, k.core, k.insn, k.ready, k.pred);
+	q->queued[k.core][tsim_node(s, k.core, k.insn)->res] = 0;
+	refresh(s, q, k.core);
+	if (in->op == SPYRE_OP_SEND)
+		refresh(s, q, in->u.ring.peer);
 	return 0;
 }
 
@@ -313,6 +414,13 @@ static int finish_results(struct tsim *s, int keep_schedule)
 	return rc;
 }
 
+static _Thread_local int reference_mode;
+
+void spyre_timing_reference_mode(int on)
+{
+	reference_mode = on != 0;
+}
+
 int spyre_launch_time_validated(const struct spyre_launch *l, const struct spyre_hw *hw,
 				struct spyre_timing *t, int keep_schedule)
 {
@@ -322,11 +430,18 @@ int spyre_launch_time_validated(const struct spyre_launch *l, const struct spyre
 		return err_set(ERR_INVAL, "timing: hardware %s has no device bandwidth or stick",
 			       hw->name);
 	struct tsim s;
-	int rc = tsim_init(&s, l, hw, t);
+	int reference = reference_mode || (keep_schedule & SPYRE_TIMING_REFERENCE);
+	int rc = tsim_init(&s, l, hw, t, reference);
+	struct sched *q = rc == 0 && !reference ? calloc(1, sizeof(*q)) : NULL;
+	if (rc == 0 && !reference && !q)
+		rc = err_set(ERR_NOMEM, "timing: scheduler");
+	for (int c = 0; q && rc == 0 && c < l->ncores; c++)
+		refresh(&s, q, c);
 	while (rc == 0 && s.committed < s.total)
-		rc = step(&s);
+		rc = q ? step(&s, q) : step_scan(&s);
+	free(q);
 	if (rc == 0)
-		rc = finish_results(&s, keep_schedule);
+		rc = finish_results(&s, keep_schedule & SPYRE_TIMING_KEEP_SCHEDULE);
 	tsim_finish(&s);
 	if (rc < 0)
 		spyre_timing_finish(t);

@@ -138,6 +138,11 @@ static void range(struct table *t, struct walk *w, uint64_t k0, uint64_t k1, int
 static void access_walk(struct table *t, struct walk *w, const struct lx_access *x, uint32_t sb,
 			int op)
 {
+	if (x->rows > 1 && x->stride == x->len) { /* rows without gaps: one range, same sticks */
+		uint64_t hi = x->addr + x->rows * x->len;
+		range(t, w, x->addr / sb, (hi + sb - 1) / sb, op);
+		return;
+	}
 	for (uint64_t r = 0; r < x->rows; r++) {
 		uint64_t lo = x->addr + r * x->stride, hi = lo + x->len;
 		range(t, w, lo / sb, (hi + sb - 1) / sb, op);
@@ -180,6 +185,38 @@ static void core_deps(struct tsim *s, int c, struct table *t)
 		if (a.nwr)
 			access_walk(t, &w, &a.wr, sb, OP_MARK_WRITE);
 		last_on[n->res] = (int32_t)i;
+	}
+}
+
+/* Cores whose programs touch LX the same way (program__same_lx_pattern) with their
+ * instructions on the same units get the same dependences: the pass above sees nothing else. So
+ * it runs once per distinct pattern and the other cores copy its result. */
+static int same_units(const struct tsim *s, int c, int r)
+{
+	for (size_t i = 0; i < s->l->prog[c].n; i++)
+		if (tsim_node(s, c, (uint32_t)i)->res != tsim_node(s, r, (uint32_t)i)->res)
+			return 0;
+	return 1;
+}
+
+static void all_deps(struct tsim *s, struct table *t)
+{
+	uint64_t h[SPYRE_CORES_MAX];
+	uint32_t sb = s->hw->stick_bytes;
+	for (int c = 0; c < s->l->ncores; c++) {
+		h[c] = program__lx_pattern(&s->l->prog[c], sb);
+		int r = 0;
+		while (r < c && !(h[r] == h[c] &&
+				  program__same_lx_pattern(&s->l->prog[c], &s->l->prog[r], sb) &&
+				  same_units(s, c, r)))
+			r++;
+		if (r == c) {
+			core_deps(s, c, t);
+			continue;
+		}
+		for (size_t i = 0; i < s->l->prog[c].n; i++)
+			memcpy(tsim_node(s, c, (uint32_t)i)->dep, tsim_node(s, r, (uint32_t)i)->dep,
+			       sizeof(tsim_node(s, c, 0)->dep));
 	}
 }
 
@@ -280,9 +317,10 @@ static int build_nodes(struct tsim *s)
 }
 
 int tsim_init(struct tsim *s, const struct spyre_launch *l, const struct spyre_hw *hw,
-	      struct spyre_timing *t)
+	      struct spyre_timing *t, int reference)
 {
 	memset(s, 0, sizeof(*s));
+	s->no_sharing = reference;
 	s->l = l;
 	s->hw = hw;
 	s->t = t;
@@ -313,8 +351,11 @@ int tsim_init(struct tsim *s, const struct spyre_launch *l, const struct spyre_h
 		free(tab.b);
 		return err_set(ERR_NOMEM, "timing: LX table of %zu sticks", nsticks);
 	}
-	for (int c = 0; c < l->ncores; c++)
-		core_deps(s, c, &tab);
+	if (s->no_sharing)
+		for (int c = 0; c < l->ncores; c++)
+			core_deps(s, c, &tab);
+	else
+		all_deps(s, &tab);
 	free(tab.st);
 	free(tab.b);
 	return 0;

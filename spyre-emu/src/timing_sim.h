@@ -37,6 +37,7 @@ struct tsim {
 	const struct spyre_launch *l;
 	const struct spyre_hw *hw;
 	struct spyre_timing *t;
+	int no_sharing;      /* the reference mode: every core's dependences found on its own */
 	struct tnode *nodes; /* core by core, in program order */
 	size_t total, committed;
 	size_t base[SPYRE_CORES_MAX];
@@ -50,7 +51,7 @@ struct tsim {
 };
 
 int tsim_init(struct tsim *s, const struct spyre_launch *l, const struct spyre_hw *hw,
-	      struct spyre_timing *t);
+	      struct spyre_timing *t, int reference);
 void tsim_finish(struct tsim *s);
 
 static inline struct tnode *tsim_node(const struct tsim *s, int core, uint32_t insn)

@@ -52,6 +52,19 @@ struct spyre_timing {
 	size_t nsched;
 };
 
+/* Flags for the last argument of the two functions below (0 and 1 keep their old meaning). */
+enum {
+	SPYRE_TIMING_KEEP_SCHEDULE = 1, /* t->sched holds every instruction */
+	/* the reference simulation: every core's dependences found on its own (not shared
+	 * between cores whose programs touch LX alike) and every queue head scanned at each
+	 * step (not a heap of the ready ones). Slower, the same results: tests compare them. */
+	SPYRE_TIMING_REFERENCE = 2,
+};
+
+/* Every simulation of the calling thread in the reference mode (on) or not (off, the
+ * default), for tests that compare whole plan searches both ways. */
+void spyre_timing_reference_mode(int on);
+
 /* Simulates a validated launch. With keep_schedule, t->sched holds every instruction. */
 int spyre_launch_time(const struct spyre_launch *l, const struct spyre_hw *hw,
 		      struct spyre_timing *t, int keep_schedule);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/err.h"
 #include "spyre-emu/hw.h"
@@ -34,9 +35,10 @@ static const struct {
 	{ "#3", "3x5,3x5,3x5;67x129,67x129,67x129;1024x4096,1024x4096,4096" },
 	{ "#reduce", "3x5;67x129;64x256;2x63x150;3x70000;1024x4096;32x49152" },
 	{ "softmax", "3x5;67x129;64x256;2x63x150;1024x4096;32x32000;1x300000" BIG("4096x32000") },
-	{ "log_softmax", "3x5;67x129;64x256;2x63x150;1024x4096;32x32000" },
-	{ "layer_norm", "3x5,5,5;67x129,129,129;1024x4096,4096,4096;129x2880,2880,2880" },
-	{ "rms_norm", "3x5,5;67x129,129;1024x4096,4096;129x2880,2880" },
+	{ "log_softmax", "3x5;67x129;64x256;2x63x150;1024x4096;32x32000;2x300001" },
+	{ "layer_norm", "3x5,5,5;67x129,129,129;1024x4096,4096,4096;129x2880,2880,2880;"
+			"3x300001,300001,300001" },
+	{ "rms_norm", "3x5,5;67x129,129;1024x4096,4096;129x2880,2880;3x300001,300001" },
 	{ "mm", "3x5,5x7;67x129,129x150;64x256,256x128;1x4096,4096x4096;1024x4096,4096x1024" BIG(
 		    "1024x4096,4096x12800") },
 	{ "bmm",
@@ -54,8 +56,8 @@ static const struct {
 			"2048x512" BIG("1x4096,4096x12800,4096x12800,12800x4096")
 			    BIG("1024x4096,4096x12800,4096x12800,12800x4096") },
 	{ "scaled_dot_product_attention",
-	  "1x3x64,1x3x64,1x3x64;4x67x64,4x67x64,4x67x64;4x256x128,4x256x128,4x256x128" BIG(
-	      "32x1024x128,32x1024x128,32x1024x128") },
+	  "1x3x64,1x3x64,1x3x64;4x67x64,4x67x64,4x67x64;4x256x128,4x256x128,4x256x128;"
+	  "1x32x41x128,1x32x2048x128,1x32x2048x128" BIG("32x1024x128,32x1024x128,32x1024x128") },
 };
 
 static const char *grid_of(const struct spyre_op_info *op)
@@ -113,8 +115,33 @@ struct tally {
 	int points, functional;
 };
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void grid_point_at(const struct spyre_op_info *op, const char *sample, int cores, int dim,
+			  struct tally *t);
+
+/* PLAN_GRID_VERBOSE=1 prints each point and its wall time on stderr (to find the slow ones). */
 static void grid_point(const struct spyre_op_info *op, const char *sample, int cores, int dim,
 		       struct tally *t)
+{
+	static int verbose = -1;
+	if (verbose < 0)
+		verbose = getenv("PLAN_GRID_VERBOSE") != NULL;
+	double t0 = verbose ? now_s() : 0;
+	if (verbose)
+		fprintf(stderr, "%s %s cores %d dim %d ...\n", op->name, sample, cores, dim);
+	grid_point_at(op, sample, cores, dim, t);
+	if (verbose)
+		fprintf(stderr, "  %.2f s\n", now_s() - t0);
+}
+
+static void grid_point_at(const struct spyre_op_info *op, const char *sample, int cores, int dim,
+			  struct tally *t)
 {
 	struct spyre_hw hw;
 	cr_assert_eq(spyre_hw_load_default(&hw), 0, "%s", err_last());
@@ -199,4 +226,47 @@ Test(plan_grid, the_rest, .timeout = 3600)
 	walk(~(CLS(SPYRE_OPC_POINTWISE) | CLS(SPYRE_OPC_REDUCTION) | CLS(SPYRE_OPC_NORM) |
 	       CLS(SPYRE_OPC_MATMUL)),
 	     "layout, gather, fused");
+}
+
+/* The plans for what does not fit LX whole (attention's keys in chunks with an online softmax,
+ * norm and log_softmax rows in column chunks) run functionally here in the default suite: the
+ * grid above only plans them there (they are above its size for functional runs). */
+Test(plan_grid, chunked_plans_run, .timeout = 1800)
+{
+	static const struct {
+		const char *op, *sample, *plan_prefix;
+		int causal;
+	} cases[] = {
+		{ "scaled_dot_product_attention", "1x16x64,1x3000x64,1x3000x64", "flash_", 0 },
+		{ "scaled_dot_product_attention", "2x100x64,2x3001x64,2x3001x64", "flash_", 1 },
+		{ "log_softmax", "3x300001", "online_cols", 0 },
+		{ "rms_norm", "3x300001,300001", "chunked_cols", 0 },
+		{ "layer_norm", "3x300001,300001,300001", "chunked_cols", 0 },
+	};
+	static const int cores[] = { 1, 3 };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (size_t k = 0; k < 2; k++) {
+			struct spyre_hw hw;
+			cr_assert_eq(spyre_hw_load_default(&hw), 0, "%s", err_last());
+			cr_assert_eq(spyre_hw_set_cores(&hw, cores[k]), 0);
+			struct spyre_run_opts o;
+			spyre_run_opts_init(&o);
+			o.op = cases[i].op;
+			o.dtype = i % 2 ? SPYRE_DTYPE_BFLOAT16 : SPYRE_DTYPE_FLOAT16;
+			o.hw = &hw;
+			o.seed = 5;
+			parse_sample(&o, cases[i].sample);
+			o.params.dim = -1;
+			o.params.causal = cases[i].causal;
+			struct spyre_run_result r;
+			cr_assert_eq(spyre_run(&o, &r), 0, "%s %s: %s", o.op, cases[i].sample,
+				     err_last());
+			cr_expect(r.passed, "%s %s on %d cores (%s): max abs err %g", o.op,
+				  cases[i].sample, cores[k], r.plan, r.max_abs_err);
+			cr_expect(strncmp(r.plan, cases[i].plan_prefix,
+					  strlen(cases[i].plan_prefix)) == 0,
+				  "%s %s: plan %s", o.op, cases[i].sample, r.plan);
+			spyre_run_result_finish(&r);
+		}
+	spyre_run_release_caches();
 }
