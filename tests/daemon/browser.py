@@ -194,7 +194,7 @@ def main(binary, out):
                    "dashboard:\n  receiver_token_file: %s\n" % (up, up, tok))
     d.start()
     try:
-        wait_job(d, lambda j: j["state"] == "awaiting", "the first tip selected")
+        wait_job(d, lambda j: j["state"] not in ("queued", "running"), "the first tip done")
         job = a_scheduling_job(d, up)
         st, _ = d.request("POST", "/api/crcr/results", envelope(job["head"]),
                           {"Content-Type": "application/json", "x-hud-internal-bot": TOKEN})
