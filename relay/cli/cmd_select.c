@@ -205,9 +205,10 @@ static int load_history(const char *path, json_t **json, struct select_history *
 		return err_prefix("--history %s: ", path);
 	*json = jx_loadb(data, len, SELECT_HISTORY_MAX);
 	free(data);
+	if (!*json)
+		return err_prefix("--history %s", path);
 	if (!json_is_object(*json))
-		return err_set(ERR_INVAL, "--history %s: %s", path,
-			       *json ? "not a JSON object of test ids" : err_last());
+		return err_set(ERR_INVAL, "--history %s: not a JSON object of test ids", path);
 	h->v = calloc(json_object_size(*json) + 1, sizeof *h->v);
 	if (!h->v)
 		return err_set(ERR_NOMEM, "--history %s", path);
