@@ -3,11 +3,14 @@ on purpose, tests/fixtures/daemon/drift/): each job page links its junit.xml and
 served byte for byte as the run wrote them (results.jsonl rebuilt from the store when the file
 is gone), and nothing else under /jobs/{id}/; the funnel starts from the changed files; /trends
 charts queue and run time from the store's own stamps; /specs lists the three kinds of drift
-(a new test under an unlisted mode, a spec entry matching no test, an op the emulator lacks).
+(a new test under an unlisted mode, a spec entry matching no test, an op the emulator lacks);
+a case the store records as flaky (passed on its retry) counts as passed and is listed on
+/trends.
 Usage: pages.py SPYRE_CI."""
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import time
@@ -170,6 +173,29 @@ def specs(d, newest):
           "Unsupported ops by count" in html)
 
 
+def flaky(d, job):
+    """A stored case marked flaky, as the worker records one that passed on its retry (the
+    emulator is deterministic, so the row is set here)."""
+    st, before = d.get("/api/dashboard/jobs/%d" % job)
+    db = sqlite3.connect(os.path.join(d.dir, "state", "spyre-ci.db"), timeout=30)
+    name = db.execute("SELECT case_id FROM results WHERE job_id = ? AND outcome = 'passed' "
+                      "ORDER BY case_id LIMIT 1", (job,)).fetchone()[0]
+    db.execute("UPDATE results SET outcome = 'flaky' WHERE job_id = ? AND case_id = ?",
+               (job, name))
+    db.commit()
+    db.close()
+    st, v = d.get("/api/dashboard/trends")
+    check("trends JSON: the flaky case, in 1 job", v.get("flaky") == [{"case": name, "jobs": 1}],
+          v.get("flaky"))
+    st, html = d.get("/trends")
+    check("/trends lists the flaky case", "<code>%s</code> flaky in 1 job<" % name in html)
+    st, after = d.get("/api/dashboard/jobs/%d" % job)
+    check("job JSON: a flaky case counts as passed, and as flaky",
+          after["cases"]["passed"] == before["cases"]["passed"] and
+          after["cases"]["flaky"] == 1 and before["cases"]["flaky"] == 0,
+          (before["cases"], after["cases"]))
+
+
 def main(binary):
     d = Daemon(binary, "")
     up = os.path.join(d.dir, "upstream")
@@ -189,6 +215,7 @@ def main(binary):
         funnel(d, newest)
         trends(d, jobs)
         specs(d, newest)
+        flaky(d, newest)
     finally:
         d.stop()
     print("%d failure(s)" % len(failures))

@@ -1,7 +1,7 @@
 /* Tests of the dashboard's pages as pure rendering (pages*.c's HTML from the JSON twin): the
  * funnel from the changed files on the index and the job page, the job page's report downloads,
  * the queue and run time charts of /trends (a gap where a job has no value), and /specs' three
- * drift lists with upstream text escaped. */
+ * drift lists with upstream text escaped, and the flaky cases. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -93,10 +93,11 @@ Test(pages, index_funnel_columns_from_the_changed_files)
 
 Test(pages, trends_chart_queue_and_run_time_with_gaps)
 {
-	char *h =
-	    render(pages_trends_html, "{\"jobs\":[{\"id\":1,\"queue_s\":0.5,\"run_s\":2.0},"
-				      "{\"id\":2,\"queue_s\":1.0,\"run_s\":null},"
-				      "{\"id\":3,\"queue_s\":2.5,\"run_s\":4.0}],\"flaky\":[]}");
+	char *h = render(pages_trends_html,
+			 "{\"jobs\":[{\"id\":1,\"queue_s\":0.5,\"run_s\":2.0},"
+			 "{\"id\":2,\"queue_s\":1.0,\"run_s\":null},"
+			 "{\"id\":3,\"queue_s\":2.5,\"run_s\":4.0}],\"flaky\":[{\"case\":"
+			 "\"T::<x>\",\"jobs\":2},{\"case\":\"T::y\",\"jobs\":1}]}");
 	char *q = chart_of(h, "Queue time (s)"), *r = chart_of(h, "Run time (s)");
 	/* every job has a queue time: one line through three points, the top label its max */
 	cr_assert_eq(count(q, "<polyline"), 1, "%s", q);
@@ -107,6 +108,8 @@ Test(pages, trends_chart_queue_and_run_time_with_gaps)
 	cr_assert_eq(count(r, "<polyline"), 2, "%s", r);
 	cr_assert_eq(count(r, "<circle"), 2, "%s", r);
 	cr_assert_null(strstr(r, "job #2:"));
+	has(h, "<code>T::&lt;x&gt;</code> flaky in 2 jobs</div>");
+	has(h, "<code>T::y</code> flaky in 1 job</div>");
 	free(q);
 	free(r);
 	free(h);
