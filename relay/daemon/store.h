@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 enum job_state {
 	JOB_QUEUED = 0,
@@ -60,6 +60,7 @@ struct job_row {
 	int64_t pr_number;
 	int64_t attempts;
 	int64_t created_ms, updated_ms;
+	int64_t started_ms; /* the last claim by a worker; 0 when never claimed */
 	int64_t lease_expires_ms;
 	char lease_owner[64];
 	char detail[512];
