@@ -464,6 +464,8 @@ static int rule_kernels(struct ctx *c)
 	for (size_t i = 0; i < e->n_kernels; i++) {
 		const struct spec_kernel *k = &e->kernels[i];
 		struct shapes s = { 0 };
+		if (k->graph.s && !k->g) /* the loader refused it: a set with errors */
+			return err_set(ERR_INVAL, "graph '%s' did not load", k->graph.s);
 		if (k->g) { /* the test's mode; the kernel's dtype, else float16 */
 			for (int j = 0; j < k->g->ninputs && j < SPEC_CASE_INPUTS_MAX; j++)
 				put_shape(&s, k->g->input_shape[j], (size_t)k->g->input_ndim[j]);
