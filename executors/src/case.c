@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/num.h"
+#include "spyre-emu/graph.h"
 #include "spyre-emu/hw.h"
 
 static const char *const outcome_names[EXEC_OUTCOME_COUNT] = {
@@ -154,6 +155,14 @@ int exec_case_from_spec(struct exec_case *out, const struct spec_case *c)
 	out->unsupported = c->unsupported;
 	snprintf(out->loc, sizeof(out->loc), "%s:%u:%u", c->loc.file ? c->loc.file : "?",
 		 c->loc.line, c->loc.col);
+	out->kind = (int32_t)c->kind;
+	if (c->kind == SPEC_CASE_GRAPH) {
+		out->cores = c->kernel->cores;
+		out->relayout = c->kernel->relayout;
+		if (copy_str(out->graph, sizeof(out->graph), c->kernel->graph_path, "graph path"))
+			return err_prefix("case %s: ", c->id);
+		return 0;
+	}
 	if (c->kernel && take_kernel(out, c->kernel))
 		return err_prefix("case %s: ", c->id);
 	if (c->sample && !c->kernel && take_sample(out, c->sample))
@@ -178,7 +187,8 @@ int exec_case_check(const struct exec_case *c)
 {
 	if (!terminated(c->id, sizeof(c->id)) || !terminated(c->test_id, sizeof(c->test_id)) ||
 	    !terminated(c->op, sizeof(c->op)) || !terminated(c->emu_op, sizeof(c->emu_op)) ||
-	    !terminated(c->why, sizeof(c->why)) || !terminated(c->loc, sizeof(c->loc)))
+	    !terminated(c->why, sizeof(c->why)) || !terminated(c->loc, sizeof(c->loc)) ||
+	    !terminated(c->graph, sizeof(c->graph)))
 		return err_set(ERR_INVAL, "case: a string is not terminated");
 	for (int i = 0; i < SPEC_CASE_INPUTS_MAX; i++)
 		if (!terminated(c->init[i], EXEC_INIT_NAME_MAX) || c->ndims[i] < 0 ||
@@ -186,6 +196,10 @@ int exec_case_check(const struct exec_case *c)
 			return err_set(ERR_INVAL, "case %s: input %d is malformed", c->id, i);
 	if (c->nin < 0 || c->nin > SPEC_CASE_INPUTS_MAX)
 		return err_set(ERR_INVAL, "case %s: %d inputs", c->id, (int)c->nin);
+	if ((c->kind != SPEC_CASE_OP && c->kind != SPEC_CASE_GRAPH) || c->cores < 0 ||
+	    c->cores > 32 || c->relayout < SPYRE_RELAYOUT_BEST ||
+	    c->relayout > SPYRE_RELAYOUT_DEVMEM)
+		return err_set(ERR_INVAL, "case %s: bad graph fields", c->id);
 	if (c->mode < SPEC_MODE_UNSET || c->mode > SPEC_MODE_SKIP)
 		return err_set(ERR_INVAL, "case %s: mode %d", c->id, (int)c->mode);
 	return 0;
@@ -195,7 +209,7 @@ int exec_result_check(const struct exec_result *r)
 {
 	if (!terminated(r->id, sizeof(r->id)) || !terminated(r->plan, sizeof(r->plan)) ||
 	    !terminated(r->adapter, sizeof(r->adapter)) ||
-	    !terminated(r->message, sizeof(r->message)))
+	    !terminated(r->message, sizeof(r->message)) || !terminated(r->steps, sizeof(r->steps)))
 		return err_set(ERR_INVAL, "result: a string is not terminated");
 	if (r->outcome <= EXEC_NOT_RUN || r->outcome >= EXEC_OUTCOME_COUNT)
 		return err_set(ERR_INVAL, "result %s: outcome %d", r->id, (int)r->outcome);
@@ -279,6 +293,79 @@ static void run_native(const struct exec_case *c, const struct spyre_hw *hw, str
 	spyre_run_result_finish(&res);
 }
 
+/* The graph's steps as one line (exec_result.steps) and a short plan name: how many kernels
+ * and relayouts ran. */
+static void graph_steps(const struct spyre_graph_result *res, struct exec_result *r)
+{
+	size_t n = 0, size = sizeof(r->steps);
+	int kernels = 0, relayouts = 0;
+	bool cut = false;
+	r->steps[0] = '\0';
+	for (int i = 0; i < res->nsteps; i++) {
+		const struct spyre_graph_step *st = &res->steps[i];
+		char one[160];
+		if (st->relayout)
+			snprintf(one, sizeof(one), "%s%s relayout %s %.3fus", i ? "; " : "",
+				 st->name, st->via, st->modeled_us);
+		else
+			snprintf(one, sizeof(one), "%s%s %s %s %.3fus", i ? "; " : "", st->name,
+				 st->op, st->plan, st->modeled_us);
+		relayouts += st->relayout != 0;
+		kernels += st->relayout == 0;
+		size_t len = strlen(one);
+		if (!cut && n + len + 4 >= size) { /* room for "..." and the NUL */
+			memcpy(r->steps + n, "...", 4);
+			cut = true;
+		} else if (!cut) {
+			memcpy(r->steps + n, one, len + 1);
+			n += len;
+		}
+	}
+	snprintf(r->plan, sizeof(r->plan), "graph: %d kernels, %d relayouts", kernels, relayouts);
+}
+
+/* A graph case: the file read again in this worker (the loader checked it), run on a copy of
+ * the hardware description with the case's cores, its outputs held to the case's tolerance. */
+static void run_graph(const struct exec_case *c, const struct spyre_hw *hw0, struct exec_result *r)
+{
+	static struct spyre_graph g; /* one case at a time per worker process */
+	struct spyre_hw hw = *hw0;
+	struct spyre_graph_opts o = { .hw = &hw,
+				      .relayout = (enum spyre_relayout_mode)c->relayout,
+				      .seed = c->seed,
+				      .has_tol = 1,
+				      .atol = c->atol,
+				      .rtol = c->rtol };
+	struct spyre_graph_result res;
+	int rc = exec__emu_dtype((enum spec_dtype)c->dtype, &o.dtype);
+	if (!rc && c->cores)
+		rc = spyre_hw_set_cores(&hw, c->cores);
+	if (!rc)
+		rc = spyre_graph_load_file(&g, c->graph);
+	if (!rc)
+		rc = spyre_graph_run(&g, &o, &res);
+	if (rc) {
+		r->outcome = EXEC_ERROR;
+		snprintf(r->message, sizeof(r->message), "the graph did not run: %s", err_last());
+		err_clear();
+		return;
+	}
+	r->max_abs_err = res.max_abs_err;
+	r->mismatches = res.mismatches;
+	r->device_us = res.modeled_us;
+	graph_steps(&res, r);
+	r->outcome = exec_outcome_for((enum spec_mode)c->mode, res.passed);
+	if (res.passed && r->outcome == EXEC_FAILED)
+		snprintf(r->message, sizeof(r->message),
+			 "passed, but the mode is xfail_strict: an unexpected pass fails");
+	else if (!res.passed)
+		snprintf(
+		    r->message, sizeof(r->message),
+		    "%llu output elements differ from the graph's float64 reference beyond atol "
+		    "%g + rtol %g; greatest absolute difference %g",
+		    (unsigned long long)res.mismatches, c->atol, c->rtol, res.max_abs_err);
+}
+
 /* Why a case cannot run at all, or NULL. */
 static const char *not_runnable(const struct exec_case *c, const struct exec_adapter **ad,
 				const struct exec_adapters *adapters)
@@ -286,8 +373,10 @@ static const char *not_runnable(const struct exec_case *c, const struct exec_ada
 	*ad = NULL;
 	if (c->mode == SPEC_MODE_SKIP)
 		return "the specs skip it";
-	if (c->emu_op[0] && !c->unsupported)
+	if ((c->emu_op[0] || c->kind == SPEC_CASE_GRAPH) && !c->unsupported)
 		return NULL;
+	if (c->kind == SPEC_CASE_GRAPH)
+		return c->why;
 	*ad = adapters ? exec_adapters_find(adapters, c) : NULL;
 	if (*ad)
 		return NULL;
@@ -312,6 +401,8 @@ void exec_case_run(const struct exec_case *c, const struct exec_adapters *adapte
 	} else if (!hw) {
 		r->outcome = EXEC_ERROR;
 		snprintf(r->message, sizeof(r->message), "no hardware description: %s", err_last());
+	} else if (c->kind == SPEC_CASE_GRAPH) {
+		run_graph(c, hw, r);
 	} else if (ad) {
 		exec_adapter_run(ad, c, hw, r);
 	} else {

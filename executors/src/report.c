@@ -44,6 +44,16 @@ void exec_case_name(char *buf, size_t size, const struct exec_case *c)
 	const char *method;
 	split_id(c->test_id, path, sizeof(path), cls, sizeof(cls), &method);
 	shapes_text(sh, sizeof(sh), c);
+	if (c->kind == SPEC_CASE_GRAPH) { /* the file and how it runs tell graph cases apart */
+		const char *slash = strrchr(c->graph, '/');
+		char cores[16] = "";
+		if (c->cores)
+			snprintf(cores, sizeof(cores), "-c%d", (int)c->cores);
+		snprintf(buf, size, "%s[graph-%s-%s%s-%s-%s]", method, slash ? slash + 1 : c->graph,
+			 testspecs_relayout_name(c->relayout), cores, sh,
+			 testspecs_dtype_name((enum spec_dtype)c->dtype));
+		return;
+	}
 	snprintf(buf, size, "%s[%s-%s-%s]", method, c->op, sh,
 		 testspecs_dtype_name((enum spec_dtype)c->dtype));
 }
@@ -129,7 +139,7 @@ static int junit_case(struct buf *b, const struct exec_case *c, const struct exe
 	rc = rc ? rc : buf_append_str(b, "\" file=\"");
 	rc = rc ? rc : xml_text(b, file_of(path));
 	rc = rc ? rc : buf_appendf(b, "\" time=\"%.3f\"", r->seconds);
-	if (!rc && r->outcome == EXEC_PASSED && !r->message[0])
+	if (!rc && r->outcome == EXEC_PASSED && !r->message[0] && c->kind != SPEC_CASE_GRAPH)
 		return buf_append_str(b, "/>\n");
 	rc = rc ? rc : buf_append_str(b, ">\n");
 	if (!rc && tag[0]) {
@@ -146,6 +156,12 @@ static int junit_case(struct buf *b, const struct exec_case *c, const struct exe
 	if (!rc && !tag[0] && r->message[0]) {
 		rc = buf_append_str(b, ": ");
 		rc = rc ? rc : xml_text(b, r->message);
+	}
+	if (!rc && c->kind == SPEC_CASE_GRAPH) {
+		rc = buf_append_str(b, "; graph ");
+		rc = rc ? rc : xml_text(b, c->graph);
+		rc = rc ? rc : buf_append_str(b, ": ");
+		rc = rc ? rc : xml_text(b, r->steps);
 	}
 	rc = rc ? rc : buf_append_str(b, "</system-out>\n    </testcase>\n");
 	return rc;
@@ -274,6 +290,10 @@ static json_t *case_json(const struct exec_case *c, const struct exec_result *r)
 	jx_set_int(j, "attempts", r->attempts);
 	jx_set_str(j, "first_outcome", exec_outcome_name((enum exec_outcome)r->first_outcome));
 	jx_set_str(j, "spec", c->loc);
+	if (c->kind == SPEC_CASE_GRAPH) { /* the file run and each kernel's plan */
+		jx_set_str(j, "graph", c->graph);
+		jx_set_str(j, "steps", r->steps);
+	}
 	return j;
 }
 

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common/err.h"
 #include "specs_cmd.h"
+#include "spyre-emu/graph.h"
 #include "testspecs/lint_upstream.h"
 
 static const struct cli_command *self(void)
@@ -266,6 +267,14 @@ json_t *specs_case_json(const struct spec_case *c)
 	jx_set_str(o, "at", at);
 	if (c->unsupported)
 		jx_set_str(o, "why", c->why);
+	jx_set_str(o, "kind", c->kind == SPEC_CASE_GRAPH ? "graph" : "op");
+	if (c->kind == SPEC_CASE_GRAPH) { /* as written, the file it names, how it runs */
+		jx_set_str(o, "graph", c->kernel->graph.s);
+		jx_set_str(o, "graph_file", c->kernel->graph_path);
+		jx_set_int(o, "graph_ops", c->kernel->g->nops);
+		jx_set_int(o, "cores", c->kernel->cores);
+		jx_set_str(o, "relayout", testspecs_relayout_name(c->kernel->relayout));
+	}
 	return o;
 }
 
@@ -444,11 +453,16 @@ static void explain_text(const struct spec_decision *d, const char *id,
 	}
 	printf("cases     %zu (%zu unsupported), rule %s%s%s\n", res->n_cases, res->n_unsupported,
 	       testspecs_rule_name(res->rule), res->why ? ": " : "", res->why ? res->why : "");
-	for (size_t i = 0; i < l->n; i++)
-		printf("  %s %-20s %-9s %s%s\n", l->v[i].id, l->v[i].op,
-		       l->v[i].dtype ? testspecs_dtype_name(l->v[i].dtype) : "none",
-		       testspecs_mode_name(l->v[i].mode),
-		       l->v[i].unsupported ? "  (unsupported)" : "");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct spec_case *c = &l->v[i];
+		printf("  %s %-20s %-9s %s%s", c->id, c->op,
+		       c->dtype ? testspecs_dtype_name(c->dtype) : "none",
+		       testspecs_mode_name(c->mode), c->unsupported ? "  (unsupported)" : "");
+		if (c->kind == SPEC_CASE_GRAPH)
+			printf("  graph %s (%d ops, relayout %s)", c->kernel->graph_path,
+			       c->kernel->g->nops, testspecs_relayout_name(c->kernel->relayout));
+		printf("\n");
+	}
 }
 
 static int explain_print(const struct specs_args *a, const struct spec_decision *d,

@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "executors/adapters.h"
 #include "specs_cmd.h"
+#include "spyre-emu/graph.h"
 #include "testspecs/regex.h"
 
 #define LIST_TESTS_MAX 100000 /* distinct test ids one list expands */
@@ -201,6 +202,9 @@ static int print_text(struct list_state *st)
 		       c->dtype ? testspecs_dtype_name(c->dtype) : "none", c->atol, c->rtol,
 		       testspecs_mode_name(c->mode), c->test_id,
 		       c->unsupported ? "  UNSUPPORTED: " : "", c->unsupported ? c->why : "");
+		if (c->kind == SPEC_CASE_GRAPH)
+			printf("%-16s graph %s (%d ops, relayout %s)\n", "", c->kernel->graph_path,
+			       c->kernel->g->nops, testspecs_relayout_name(c->kernel->relayout));
 	}
 	if (json_array_size(st->patterns)) {
 		printf("\npatterns (%zu):\n", json_array_size(st->patterns));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/clock.h"
 #include "common/err.h"
@@ -406,12 +407,22 @@ static int choose_pruned(struct run_state *s, struct spyre_launch *best, struct 
 	return 0;
 }
 
+/* CPU seconds of the calling thread (the emulator plans and executes on one thread). */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	struct run_state s;
 	int rc = run_prepare(&s, o);
 	uint64_t t0 = clock_mono_ns();
+	double c0 = thread_cpu_s();
 	struct spyre_launch best;
 	int have = 0;
 	uint64_t best_cycles = UINT64_MAX;
@@ -465,9 +476,12 @@ int spyre_run(const struct spyre_run_opts *o, struct spyre_run_result *r)
 	if (!rc) {
 		snprintf(r->plan, sizeof(r->plan), "%s", best.plan);
 		uint64_t t1 = clock_mono_ns();
+		double c1 = thread_cpu_s();
 		r->plan_s = clock_elapsed_s(t0, t1);
+		r->plan_cpu_s = c1 - c0;
 		rc = spyre_launch_execute(&best, s.dev);
 		r->exec_s = clock_elapsed_s(t1, clock_mono_ns());
+		r->exec_cpu_s = thread_cpu_s() - c1;
 	}
 	if (!rc) {
 		int64_t strides[SPYRE_DIMS_MAX];

@@ -11,7 +11,9 @@
 
 #include "common/err.h"
 #include "scope.h"
+#include "spyre-emu/graph.h"
 #include "spyre-emu/ops.h"
+#include "spyre-emu/run.h"
 #include "testspecs/cases.h"
 #include "testspecs/resolve.h"
 
@@ -203,6 +205,14 @@ static const char *unsupported_why(const struct spec_op_map *m, enum spec_dtype 
 	return NULL;
 }
 
+/* Graphs run in float16 or float32 (spyre_graph_run). */
+static const char *graph_why(enum spec_dtype d)
+{
+	return d == SPEC_DTYPE_FLOAT16 || d == SPEC_DTYPE_FLOAT32
+		   ? NULL
+		   : "an op graph runs in float16 or float32";
+}
+
 /* The resolver's row for `op` in this test. A scanned call ("torch.add") or an emulator name
  * ("div") is asked about under the name supported_ops gives it, when one maps to the same
  * kernel. */
@@ -271,8 +281,9 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 		form.emu = testspecs_opmap_form(m0->emu, s->nin);
 		m = &form;
 	}
-	const char *why = unsupported_why(m, d, s, cs->why, sizeof(cs->why));
-	if (!why || (cs_in->spec_why && m))
+	bool graph = k && k->g;
+	const char *why = graph ? graph_why(d) : unsupported_why(m, d, s, cs->why, sizeof(cs->why));
+	if (!graph && (!why || (cs_in->spec_why && m)))
 		why = cs_in->spec_why ? cs_in->spec_why : why;
 	if (why && why != cs->why)
 		snprintf(cs->why, sizeof(cs->why), "%s", why);
@@ -286,6 +297,11 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 	cs->atol = p->present && p->has_atol ? p->atol : SPEC_PRECISION_DEFAULT;
 	cs->rtol = p->present && p->has_rtol ? p->rtol : SPEC_PRECISION_DEFAULT;
 	cs->mode = cs_in->mode;
+	cs->kind = graph ? SPEC_CASE_GRAPH : SPEC_CASE_OP;
+	if (graph && d != SPEC_DTYPE_NONE && !why) /* the emulator's own tolerance for the dtype */
+		spyre_run_default_tol(d == SPEC_DTYPE_FLOAT32 ? SPYRE_DTYPE_FLOAT32
+							      : SPYRE_DTYPE_FLOAT16,
+				      "", &cs->atol, &cs->rtol);
 	if (k) {
 		if (k->has_atol)
 			cs->atol = k->atol;
@@ -297,6 +313,9 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 	uint64_t h = case_hash(c->case_id, op, s, d);
 	if (rule == SPEC_RULE_SAMPLE_INPUTS && c->sample)
 		h = call_hash(h, c->sample);
+	if (graph) /* the graph as written (not where this host found it) and how it runs */
+		h = fnv(fnv(fnv(h, k->graph.s, k->graph.len + 1), &k->cores, sizeof(k->cores)),
+			&k->relayout, sizeof(k->relayout));
 	snprintf(cs->id, sizeof(cs->id), "%016" PRIx64, h);
 	uint64_t g = c->set->global.has_seed ? c->set->global.seed : 0;
 	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g)) & SEED_MASK;
@@ -445,6 +464,18 @@ static int rule_kernels(struct ctx *c)
 	for (size_t i = 0; i < e->n_kernels; i++) {
 		const struct spec_kernel *k = &e->kernels[i];
 		struct shapes s = { 0 };
+		if (k->graph.s && !k->g) /* the loader refused it: a set with errors */
+			return err_set(ERR_INVAL, "graph '%s' did not load", k->graph.s);
+		if (k->g) { /* the test's mode; the kernel's dtype, else float16 */
+			for (int j = 0; j < k->g->ninputs && j < SPEC_CASE_INPUTS_MAX; j++)
+				put_shape(&s, k->g->input_shape[j], (size_t)k->g->input_ndim[j]);
+			struct case_spec cs = { .dtype = k->dtype ? k->dtype : SPEC_DTYPE_FLOAT16,
+						.mode = c->base };
+			int rc = add_case(c, "graph", &s, &cs, SPEC_RULE_KERNELS, k, k->loc);
+			if (rc)
+				return rc;
+			continue;
+		}
 		for (size_t j = 0; j < k->n_inputs; j++) {
 			const struct spec_kernel_input *in = &k->inputs[j];
 			const struct spec_ints *sh = in->is_tensor ? &in->tensor.shape : &in->shape;

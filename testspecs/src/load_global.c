@@ -185,6 +185,16 @@ static void kernel_key(struct walk *w, const struct ynode *k, const struct ynode
 {
 	if (walk_key_is(k, "op")) {
 		walk_str(w, v, &kc->op, "an op name");
+	} else if (walk_key_is(k, "graph")) {
+		walk_kernel_graph(w, v, kc);
+	} else if (walk_key_is(k, "relayout")) {
+		walk_kernel_relayout(w, v, kc);
+	} else if (walk_key_is(k, "cores")) {
+		int64_t n = 0;
+		if (walk_i64(w, v, &n) && (n < 1 || n > 32))
+			walk_error(w, v, "cores must be 1..32");
+		else
+			kc->cores = (int)n;
 	} else if (walk_key_is(k, "inputs")) {
 		if (!walk_is_seq(w, v, "a list of shapes or tensor specs"))
 			return;
@@ -229,6 +239,21 @@ static void kernel_key(struct walk *w, const struct ynode *k, const struct ynode
 	}
 }
 
+/* An op case names an op; a graph case a graph, and its inputs and parameters are the
+ * graph's. */
+static void kernel_check(struct walk *w, const struct ynode *c, const struct spec_kernel *kc)
+{
+	bool graph = kc->graph.s != NULL;
+	if (!kc->op.s && !graph)
+		walk_error(w, c, "missing 'op' (or 'graph')");
+	else if (kc->op.s && graph)
+		walk_error(w, c, "a kernel case names an 'op' or a 'graph', not both");
+	else if (graph && (kc->n_inputs || kc->n_params))
+		walk_error(w, c, "a graph case takes its inputs and parameters from the graph");
+	else if (!graph && (kc->cores || kc->relayout))
+		walk_error(w, c, "'cores' and 'relayout' are for graph cases");
+}
+
 void walk_kernels(struct walk *w, const struct ynode *n, struct spec_test *t)
 {
 	if (!walk_is_seq(w, n, "a list of kernel cases"))
@@ -249,8 +274,7 @@ void walk_kernels(struct walk *w, const struct ynode *n, struct spec_test *t)
 				kernel_key(w, k, c->kids[2 * j + 1], kc);
 				walk_pop(w, s2);
 			}
-			if (!kc->op.s)
-				walk_error(w, c, "missing 'op'");
+			kernel_check(w, c, kc);
 		}
 		walk_pop(w, saved);
 	}

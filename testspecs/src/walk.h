@@ -70,6 +70,9 @@ void walk_sample_inputs(struct walk *w, const struct ynode *n, struct spec_sampl
  * model-op configs write both); either way they land in s->kwargs. */
 void walk_kwargs(struct walk *w, const struct ynode *v, struct spec_sample_inputs *s);
 void walk_kernels(struct walk *w, const struct ynode *n, struct spec_test *t);
+/* load_graph.c: a kernel case's `graph:` (read and parsed now) and `relayout:` */
+void walk_kernel_graph(struct walk *w, const struct ynode *v, struct spec_kernel *kc);
+void walk_kernel_relayout(struct walk *w, const struct ynode *v, struct spec_kernel *kc);
 void walk_global(struct walk *w, const struct ynode *n, struct spec_global *g);
 void walk_dtype_items(struct walk *w, const struct ynode *n, struct spec_dtype_items *out,
 		      bool full);

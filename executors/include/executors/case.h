@@ -20,11 +20,12 @@
 #include "spyre-emu/run.h"
 #include "testspecs/cases.h"
 
-#define EXEC_TEST_ID_MAX   512 /* bytes of an upstream test id, with its NUL */
-#define EXEC_MESSAGE_MAX   256 /* bytes of a result's message */
-#define EXEC_INIT_NAME_MAX 16  /* "randn", "xavier", ... */
-#define EXEC_ADAPTER_MAX   32  /* bytes of an adapter name */
-#define EXEC_LOC_MAX       160 /* "file:line:col" of the spec node */
+#define EXEC_TEST_ID_MAX   512  /* bytes of an upstream test id, with its NUL */
+#define EXEC_MESSAGE_MAX   256  /* bytes of a result's message */
+#define EXEC_INIT_NAME_MAX 16   /* "randn", "xavier", ... */
+#define EXEC_ADAPTER_MAX   32   /* bytes of an adapter name */
+#define EXEC_LOC_MAX       160  /* "file:line:col" of the spec node */
+#define EXEC_STEPS_MAX     1024 /* bytes of a graph case's steps text, with its NUL */
 
 enum exec_outcome {
 	EXEC_NOT_RUN = 0, /* a stopped run never reached it */
@@ -62,6 +63,9 @@ struct exec_case {
 	int32_t unsupported; /* the specs' or the emulator's refusal; `why` says it */
 	char why[128];
 	char loc[EXEC_LOC_MAX];
+	int32_t kind;                    /* enum spec_case_kind */
+	int32_t cores, relayout;         /* graph cases: 0 = all cores; spyre_relayout_mode */
+	char graph[SPEC_GRAPH_PATH_MAX]; /* graph cases: the file; "" otherwise */
 };
 
 /* What a run of one case found. */
@@ -79,6 +83,9 @@ struct exec_result {
 	char plan[SPYRE_PLAN_NAME_MAX];
 	char adapter[EXEC_ADAPTER_MAX]; /* "" : ran natively */
 	char message[EXEC_MESSAGE_MAX];
+	/* graph cases: each kernel and relayout in the order they ran, "; "-separated:
+	 * "h mm <plan> 12.345us" or "t relayout ring 1.100us"; cut with "..." when long */
+	char steps[EXEC_STEPS_MAX];
 };
 
 /* Fills `out` from a testspecs case: the kernel's `params` (exponent, dim, keepdim, min, max,

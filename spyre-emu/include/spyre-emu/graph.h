@@ -62,6 +62,8 @@ struct spyre_graph_opts {
 	enum spyre_relayout_mode relayout;
 	uint64_t seed;
 	const char *trace_path; /* NULL: no trace */
+	int has_tol;            /* 0: the emulator's tolerance for the dtype; 1: atol, rtol */
+	double atol, rtol;
 };
 
 /* One kernel or relayout, in the order they ran. */

@@ -55,6 +55,9 @@ struct spyre_run_result {
 	/* host seconds spent planning (build, validate and time every candidate) and executing
 	 * the chosen plan functionally: the emulator's own speed, for benchmarks */
 	double plan_s, exec_s;
+	/* the same two as CPU time of the calling thread: what they cost where other processes
+	 * share the cores (wall time then counts the waits for a core too) */
+	double plan_cpu_s, exec_cpu_s;
 	int plan_cached; /* the choice came from the plan cache (memory or disk) */
 };
 

@@ -34,6 +34,7 @@
 #define SPEC_CASES_MAX         1000000 /* cases in one list */
 #define SPEC_CASE_OP_MAX       64      /* bytes of an op name, with its NUL */
 #define SPEC_PRECISION_DEFAULT 1e-3    /* torch-spyre's framework default atol = rtol */
+#define SPEC_GRAPH_PATH_MAX    480     /* bytes of a graph case's resolved path, with its NUL */
 
 /* The slice of the op database an @ops decorator iterates over, as far as the file tells it. */
 enum spec_op_family {
@@ -77,8 +78,15 @@ enum spec_case_rule {
 };
 const char *testspecs_rule_name(enum spec_case_rule rule); /* "kernels", ..., "not_mappable" */
 
+/* What a case runs: one op, or a whole op graph (a `kernels:` entry's `graph:`; its first
+ * inputs' shapes are the case's, its op is "graph", spec_case.kernel->g the graph). */
+enum spec_case_kind { SPEC_CASE_OP = 0, SPEC_CASE_GRAPH };
+/* A graph case's relayout mode (spec_kernel.relayout): "best", "ring", "devmem"; "?" else. */
+const char *testspecs_relayout_name(int relayout);
+
 struct spec_case {
-	char id[17];               /* 16 hex digits */
+	char id[17]; /* 16 hex digits */
+	enum spec_case_kind kind;
 	char *test_id;             /* owned */
 	char op[SPEC_CASE_OP_MAX]; /* as the spec or the scan named it */
 	const char *emu_op;        /* spyre_ops[].name; NULL when the emulator lacks it */

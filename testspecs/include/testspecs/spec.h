@@ -22,7 +22,18 @@
  *       params: {dim: -1}                # optional: op parameters, scalars kept as text
  *
  * An input is either a shape string ("67x256", "[67, 256]" or "4" for 1-D; "" or "[]" is a
- * scalar) or a tensor spec as in sample_inputs_func. */
+ * scalar) or a tensor spec as in sample_inputs_func.
+ *
+ * A case may name an op graph (spyre-emu/graph.h) instead of an op; the loader reads and checks
+ * the file, and the case runs the whole graph against its float64 reference:
+ *
+ *     - graph: graphs/relayout.yaml      # relative to this spec file's directory
+ *       dtype: float16                   # optional: float16 (default) or float32
+ *       cores: 8                         # optional: default all cores of the description
+ *       relayout: best                   # optional: best (default), ring or devmem
+ *       atol: 0.05                       # optional: default the emulator's for the dtype
+ *       rtol: 0.05                       # (mode and seed as for an op case)
+ */
 #ifndef TESTSPECS_SPEC_H
 #define TESTSPECS_SPEC_H
 
@@ -208,6 +219,8 @@ struct spec_op_include {
 
 /* ---- our extension: explicit kernel cases ---- */
 
+struct spyre_graph;
+
 struct spec_kernel_input {
 	bool is_tensor;
 	struct spec_str shape_text; /* !is_tensor: "67x256" */
@@ -233,6 +246,11 @@ struct spec_kernel {
 	uint64_t seed;
 	struct spec_param *params;
 	size_t n_params;
+	struct spec_str graph;       /* as written; .s NULL for an op case */
+	const char *graph_path;      /* the file read: graph resolved against the spec's dir */
+	const struct spyre_graph *g; /* the parsed graph (arena-owned); NULL for an op case */
+	int cores;                   /* 0: all cores of the hardware description */
+	int relayout;                /* enum spyre_relayout_mode: 0 best, 1 ring, 2 devmem */
 	struct spec_loc loc;
 };
 
