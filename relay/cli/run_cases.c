@@ -105,6 +105,8 @@ static int expand_scheduled(const struct run_args *a, const struct select_report
 			.family = testspecs_family_for_path(path),
 			.body_ops = c->body_ops,
 			.n_body_ops = c->n_body_ops,
+			.opinfo_of = selector_opinfo_of,
+			.opinfo_ctx = (void *)f->head,
 		};
 		struct spec_expand_result res;
 		int rc = testspecs_cases_expand(list, r, set, &ct, &res);
@@ -136,7 +138,8 @@ static int select_and_expand(const struct run_args *a, struct spec_case_list *li
 	if (!rc) {
 		struct select_stage3_opts o3 = { .tier = a->tier,
 						 .catalog_ids = f.ids,
-						 .n_catalog = f.head->n_tests };
+						 .n_catalog = f.head->n_tests,
+						 .opdb = f.head };
 		rc = selector_stage3_run(&rep, set, r, f.cands, f.n_cands, &o3);
 	}
 	if (!rc)

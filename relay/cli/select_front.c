@@ -280,6 +280,8 @@ int front_expand_scheduled(const struct front *f, const struct select_report *re
 			.family = testspecs_family_for_path(path),
 			.body_ops = c->body_ops,
 			.n_body_ops = c->n_body_ops,
+			.opinfo_of = selector_opinfo_of,
+			.opinfo_ctx = (void *)f->head,
 		};
 		struct spec_expand_result res;
 		if (testspecs_cases_expand(list, r, set, &ct, &res))

@@ -131,8 +131,8 @@ struct scan_opinfo {
 	/* The literal shapes the sample function builds when it is defined in this file (tuples
 	 * of integers and the size constants S, M, L, XS): "(5, 10);(5,);()"; NULL when none. */
 	const char *samples;
-	uint32_t first_line;           /* the callee's line */
-	uint32_t last_line;            /* the closing parenthesis's line */
+	uint32_t first_line; /* the callee's line */
+	uint32_t last_line;  /* the closing parenthesis's line */
 	/* The dotted names its arguments use, resolved as a function's are (`op=lambda x:
 	 * torch.a.f(x)`, `ref=np.add`): what running the entry's op may call. */
 	const char **uses;
