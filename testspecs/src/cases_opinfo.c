@@ -3,7 +3,8 @@
  * at the OpInfo's dtypes (within the op's effective dtypes); the op's default samples at the
  * OpInfo's dtypes when the entry names no readable shapes; the default samples alone when the
  * caller knows no entry. A shape the emulator's op cannot take (a matmul's inner sizes, an
- * empty tensor) is listed unsupported with the emulator's reason, never dropped. */
+ * empty tensor) is listed unsupported with the emulator's reason, never dropped; so is each
+ * shape of an op the emulator lacks (as one input: its arity is the emulator's to know). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,9 +110,9 @@ static int add_sample_shapes(struct ctx *c, const char *op, const struct op_view
 		if (!next_shape(&p, dims, &nd))
 			return 0; /* the rest is not a shape list: what was read stands */
 		struct shapes s = { 0 };
-		for (int i = 0; i < info->nin && i < SPEC_CASE_INPUTS_MAX; i++)
+		for (int i = 0; i < (info ? info->nin : 1) && i < SPEC_CASE_INPUTS_MAX; i++)
 			testspecs__put_shape(&s, dims, nd);
-		c->shape_why = s.too_big ? NULL : shape_misfit(info, &s, why, sizeof why);
+		c->shape_why = s.too_big || !info ? NULL : shape_misfit(info, &s, why, sizeof why);
 		int rc = testspecs__add_crossed(c, op, v, &s, SPEC_DTYPE_NONE, SPEC_RULE_OPINFO,
 						NULL, loc);
 		c->shape_why = NULL;
@@ -132,7 +133,7 @@ int testspecs__add_opinfo_cases(struct ctx *c, const char *op, const struct op_v
 	c->has_opinfo_dtypes = found && oi.dtypes;
 	c->opinfo_dtypes = c->has_opinfo_dtypes ? mask_of(oi.dtypes) : 0;
 	int rc;
-	if (found && oi.shapes && info && info->nin >= 1) {
+	if (found && oi.shapes && (!info || info->nin >= 1)) {
 		c->source = SPEC_SOURCE_OPINFO_SAMPLES;
 		rc = add_sample_shapes(c, op, v, info, oi.shapes, loc);
 	} else {
