@@ -3,7 +3,9 @@
  * all_types_and(torch.half, ...)) and the literal shapes its sample_inputs_func builds when the
  * function is defined in the same file: every parenthesized tuple of integer literals and size
  * constants (S, M, L, XS: the file's module-level `S = 5`, else PyTorch's values) in the
- * function's body, as in `make_arg((S, M))` or `for shape in ((S,), (S, M)):`. Works on the raw
+ * function's body, as in `make_arg((S, M))` or `for shape in ((S,), (S, M)):`, and the leading
+ * arguments of a call of a `make...` factory when they are such elements (`make_arg(S, S, S)`,
+ * `make_tensor(3, device=device)`). Works on the raw
  * text and the scanner's function ranges; tests/tools/scan_ref.py computes the same with ast. */
 #include <ctype.h>
 #include <stdbool.h>
@@ -196,9 +198,22 @@ static long element(const struct consts *c, const char *s, size_t n)
 				     : -1;
 }
 
-/* A tuple opening at d[i] == '(': its text "(5, 10)" in `out`, or false when not a shape. */
-static bool tuple_at(const struct consts *c, const char *d, size_t len, size_t i, char *out,
-		     size_t cap)
+/* Whether d[i..] is `name =` (a keyword argument; not `==`). */
+static bool keyword_arg(const char *d, size_t len, size_t i)
+{
+	if (i >= len || !(isalpha((unsigned char)d[i]) || d[i] == '_'))
+		return false;
+	while (i < len && (isalnum((unsigned char)d[i]) || d[i] == '_'))
+		i++;
+	skip_ws(d, len, &i);
+	return i + 1 < len && d[i] == '=' && d[i + 1] != '=';
+}
+
+/* The elements of a tuple opening at d[i] == '(', or of a call's arguments when `call`
+ * (`make_arg(S, M, device=device)`: integers and size constants up to ')' or the first keyword
+ * argument, at least one): its text "(5, 10)" in `out`, or false when not a shape. */
+static bool shape_at(const struct consts *c, const char *d, size_t len, size_t i, bool call,
+		     char *out, size_t cap)
 {
 	size_t k = (size_t)snprintf(out, cap, "(");
 	int nd = 0;
@@ -207,7 +222,7 @@ static bool tuple_at(const struct consts *c, const char *d, size_t len, size_t i
 		skip_ws(d, len, &i);
 		if (i >= len)
 			return false;
-		if (d[i] == ')')
+		if (d[i] == ')' || (call && nd && comma && keyword_arg(d, len, i)))
 			break;
 		size_t e = i;
 		while (e < len && (isalnum((unsigned char)d[e]) || d[e] == '_'))
@@ -225,10 +240,22 @@ static bool tuple_at(const struct consts *c, const char *d, size_t len, size_t i
 		else if (!(i < len && d[i] == ')'))
 			return false;
 	}
-	if (nd == 1 && !comma)
+	if (nd == 1 && !comma && !call)
 		return false; /* (S) is a parenthesized expression */
+	if (call && nd == 0)
+		return false;
 	snprintf(out + k, cap - k, nd == 1 ? ",)" : ")");
 	return true;
+}
+
+/* Whether the word ending at d[p] (exclusive) starts with "make": make_arg, make_input,
+ * make_tensor, make (the tensor factories of sample functions). */
+static bool maker_before(const char *d, size_t from, size_t p)
+{
+	size_t b = p;
+	while (b > from && (isalnum((unsigned char)d[b - 1]) || d[b - 1] == '_'))
+		b--;
+	return p - b >= 4 && memcmp(d + b, "make", 4) == 0;
 }
 
 /* Past a string literal opening at d[i] (a quote). */
@@ -305,8 +332,9 @@ static void body_shapes(const struct consts *c, const char *d, size_t from, size
 				    prev == ']' || prev == '.' || prev == '"' || prev == '\'';
 			if (call && isalpha((unsigned char)prev) && keyword_before(d, from, p))
 				call = false;
+			bool maker = call && maker_before(d, from, p);
 			char shape[SHAPE_DIMS * 9 + 4];
-			if (!call && tuple_at(c, d, to, i, shape, sizeof shape))
+			if ((!call || maker) && shape_at(c, d, to, i, maker, shape, sizeof shape))
 				add_shape(list, &k, &n, shape);
 		}
 	}

@@ -39,7 +39,9 @@ What the scanner means, and how the reference says the same:
     all_types_and(torch.half)) as canonical names in a fixed order; sfunc= sample_inputs_func=
     when a plain name; samples= the shapes that function (a module-level def of the file) builds:
     its parenthesized tuples of integer literals and S/M/L/XS (the file's module-level `S = 5`,
-    else PyTorch's 5/10/20/3), first 16 distinct in source order, "(5, 10);(5,);()".
+    else PyTorch's 5/10/20/3) and the positional arguments of a call of a name starting with
+    "make" when they are all such elements (make_arg(S, S, device=d)), first 16 distinct in
+    source order, "(5, 10);(5,);()".
   - Globals: a name bound by an assignment statement that starts its line (`NAME = ...`, also
     `NAME = OTHER = ...`, `NAME: T = ...`, `NAME += ...`) at module level or in a class body
     (SCOPE the class's qualname), at any depth of if/for/while/with/try/match but not inside
@@ -155,24 +157,51 @@ def size_consts(tree):
     return c
 
 
+def shape_dims(elts, consts):
+    dims = []
+    for x in elts:
+        if isinstance(x, ast.Constant) and type(x.value) is int and 0 <= x.value <= 1 << 20:
+            dims.append(x.value)
+        elif isinstance(x, ast.Name) and x.id in consts:
+            dims.append(consts[x.id])
+        else:
+            return None
+    return dims
+
+
+def paren_after(source_lines, line, col):
+    """The (line, byte column) of the first '(' at or after a position, over blanks."""
+    while line <= len(source_lines):
+        b = source_lines[line - 1].encode()
+        while col < len(b) and b[col:col + 1] in (b" ", b"\t"):
+            col += 1
+        if col < len(b):
+            return (line, col)
+        line, col = line + 1, 0
+    return (line, col)
+
+
 def sample_shapes(fn, consts, source_lines):
-    """The parenthesized literal shapes a sample function's header and body build."""
+    """The literal shapes a sample function's header and body build: parenthesized tuples of
+    integers and size constants, and the leading arguments of a make... factory's call."""
     found = []
     nodes = [n for part in [fn.args] + fn.body for n in ast.walk(part)]
     for n in nodes:
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if not name.startswith("make") or not n.args or len(n.args) > 8 or \
+                    any(k.arg is None for k in n.keywords):
+                continue
+            dims = shape_dims(n.args, consts)
+            if dims is not None:
+                found.append((paren_after(source_lines, f.end_lineno, f.end_col_offset), dims))
+            continue
         if not isinstance(n, ast.Tuple) or len(n.elts) > 8:
             continue
         if source_lines[n.lineno - 1].encode()[n.col_offset:n.col_offset + 1] != b"(":
             continue
-        dims = []
-        for x in n.elts:
-            if isinstance(x, ast.Constant) and type(x.value) is int and 0 <= x.value <= 1 << 20:
-                dims.append(x.value)
-            elif isinstance(x, ast.Name) and x.id in consts:
-                dims.append(consts[x.id])
-            else:
-                dims = None
-                break
+        dims = shape_dims(n.elts, consts)
         if dims is not None:
             found.append(((n.lineno, n.col_offset), dims))
     out = []
