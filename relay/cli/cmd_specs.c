@@ -224,12 +224,14 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		t.opinfo = specs_is_opinfo(d->entry, d->file);
 		t.family = d->file ? testspecs_family_for_path(d->file->path.s) : SPEC_FAMILY_ANY;
 	}
+	struct selector_opdb db;
+	selector_opdb_for(&db, cat, test_id);
 	if (!rc && cat) {
-		const struct catalog_test *ct = selector_catalog_test(cat, test_id);
-		if (ct)
-			t.opinfo = ct->opset != CATALOG_OPSET_NONE;
+		if (db.test)
+			t.opinfo = db.test->opset != CATALOG_OPSET_NONE;
 		t.opinfo_of = selector_opinfo_of;
-		t.opinfo_ctx = (void *)cat;
+		t.runs_op = selector_runs_op;
+		t.opinfo_ctx = &db;
 	}
 	free(d);
 	return rc ? rc : testspecs_cases_expand(list, r, set, &t, res);

@@ -98,6 +98,8 @@ static int expand_scheduled(const struct run_args *a, const struct select_report
 		const char *sep = strstr(t->id, "::");
 		char path[PATH_TEXT_MAX];
 		snprintf(path, sizeof(path), "%.*s", sep ? (int)(sep - t->id) : 0, t->id);
+		struct selector_opdb db;
+		selector_opdb_for(&db, f->head, t->id);
 		struct spec_case_test ct = {
 			.test_id = t->id,
 			.tier = a->tier,
@@ -106,7 +108,8 @@ static int expand_scheduled(const struct run_args *a, const struct select_report
 			.body_ops = c->body_ops,
 			.n_body_ops = c->n_body_ops,
 			.opinfo_of = selector_opinfo_of,
-			.opinfo_ctx = (void *)f->head,
+			.runs_op = selector_runs_op,
+			.opinfo_ctx = &db,
 		};
 		struct spec_expand_result res;
 		int rc = testspecs_cases_expand(list, r, set, &ct, &res);

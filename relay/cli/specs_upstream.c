@@ -191,7 +191,8 @@ void specs_explain_sources(FILE *out, const struct spec_case_list *l,
 			continue;
 		shown[n_shown++] = l->v[i].op;
 		struct spec_opinfo oi;
-		if (selector_opinfo_of((void *)cat, l->v[i].op, &oi) != 1) {
+		struct selector_opdb db = { cat, NULL };
+		if (selector_opinfo_of(&db, l->v[i].op, &oi) != 1) {
 			fprintf(out, "  opinfo %s: no entry in the op database\n", l->v[i].op);
 			continue;
 		}

@@ -83,19 +83,54 @@ const struct scan_opinfo *selector_catalog_opinfo(const struct catalog *cat, con
 /* The thread-local text of the last answer's "path:line" (the expansion copies what it keeps). */
 static _Thread_local char where_buf[1100];
 
-int selector_opinfo_of(void *catalog, const char *op, struct spec_opinfo *out)
+void selector_opdb_for(struct selector_opdb *o, const struct catalog *cat, const char *id)
 {
-	const char *path = NULL;
-	const struct scan_opinfo *o = catalog ? selector_catalog_opinfo(catalog, op, &path) : NULL;
-	if (!o) {
+	o->cat = cat;
+	o->test = cat ? selector_catalog_test(cat, id) : NULL;
+}
+
+static const struct scan_opinfo *entry_of(const struct catalog *cat, const char *op,
+					  const char **path)
+{
+	const struct scan_opinfo *o = cat ? selector_catalog_opinfo(cat, op, path) : NULL;
+	if (!o && cat) {
 		/* an emulator or call spelling of an upstream op ("F.gelu", "torch.add") */
 		const struct spec_op_map *m = testspecs_opmap_find(op);
 		if (m && strcmp(m->upstream, op) != 0)
-			o = selector_catalog_opinfo(catalog, m->upstream, &path);
+			o = selector_catalog_opinfo(cat, m->upstream, path);
 	}
+	return o;
+}
+
+int selector_opinfo_of(void *opdb, const char *op, struct spec_opinfo *out)
+{
+	const struct selector_opdb *db = opdb;
+	const char *path = NULL;
+	const struct scan_opinfo *o = db ? entry_of(db->cat, op, &path) : NULL;
 	if (!o)
 		return 0;
 	snprintf(where_buf, sizeof where_buf, "%s:%u", path ? path : "?", (unsigned)o->first_line);
 	*out = (struct spec_opinfo){ o->kind, o->dtypes, o->samples, o->sample_func, where_buf };
 	return 1;
+}
+
+int selector_runs_op(void *opdb, const char *op)
+{
+	const struct selector_opdb *db = opdb;
+	if (!db || !db->test || db->test->opset == CATALOG_OPSET_NONE)
+		return -1;
+	const struct scan_opinfo *o = entry_of(db->cat, op, NULL);
+	/* @ops names OpInfo entries: an op with none is in no list but op_db's over-approximation
+	 */
+	if (!o)
+		return db->test->opset == CATALOG_OPSET_ALL ? 1 : 0;
+	if (db->test->opset == CATALOG_OPSET_NAMES) {
+		char formatted[256];
+		snprintf(formatted, sizeof formatted, "%s", op);
+		for (char *p = formatted; *p; p++)
+			*p = *p == '.' ? '_' : *p;
+		return selector_catalog_test_covers_op(db->test, o->name, o->kind) ||
+		       selector_catalog_test_covers_op(db->test, formatted, o->kind);
+	}
+	return selector_catalog_test_covers_op(db->test, o->name, o->kind);
 }

@@ -60,6 +60,8 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 			const struct catalog *cat)
 {
 	struct spec_case_list list;
+	struct selector_opdb db;
+	selector_opdb_for(&db, cat, c->id);
 	struct spec_case_test ct = {
 		.test_id = c->id,
 		.tier = ropts->tier,
@@ -71,7 +73,8 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 		.is_test = ropts->is_test,
 		.is_test_ctx = ropts->is_test_ctx,
 		.opinfo_of = cat ? selector_opinfo_of : NULL,
-		.opinfo_ctx = (void *)cat,
+		.runs_op = cat ? selector_runs_op : NULL,
+		.opinfo_ctx = &db,
 	};
 	struct spec_expand_result res = { 0 };
 	testspecs_cases_init(&list);

@@ -570,7 +570,8 @@ static int rule_opinfo(struct ctx *c, size_t *used)
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < g->n_supported_ops; i++) {
 		const char *op = g->supported_ops[i].name.s;
-		if (family_admits(c->t->family, op))
+		int runs = c->t->runs_op ? c->t->runs_op(c->t->opinfo_ctx, op) : -1;
+		if (runs > 0 || (runs < 0 && family_admits(c->t->family, op)))
 			rc = expand_ops(c, op, SPEC_RULE_OPINFO, g->supported_ops[i].loc, used);
 	}
 	const struct spec_test *e = c->entry;

@@ -177,11 +177,24 @@ struct select_stage3_opts {
 	void *progress_ctx;
 };
 
-/* spec_case_test.opinfo_of over a catalog (`catalog` a const struct catalog *): the op's
- * entry (selector_catalog_opinfo), also under the upstream name an emulator or call spelling
- * maps to. The `where` text lives until the next call in the thread. */
+/* What an upstream catalog tells kernel-case expansion about one test (spec_case_test's
+ * opinfo_ctx): `cat` the catalog, `test` the test in it (NULL when it has none). */
+struct catalog;
+struct catalog_test;
+struct selector_opdb {
+	const struct catalog *cat;
+	const struct catalog_test *test;
+};
+/* Fills one for test id `id` (a catalog may be NULL: nothing known). */
+void selector_opdb_for(struct selector_opdb *o, const struct catalog *cat, const char *id);
+/* spec_case_test.opinfo_of with a struct selector_opdb as ctx: the op's entry
+ * (selector_catalog_opinfo), also under the upstream name an emulator or call spelling maps to.
+ * The `where` text lives until the next call in the thread. */
 struct spec_opinfo;
-int selector_opinfo_of(void *catalog, const char *op, struct spec_opinfo *out);
+int selector_opinfo_of(void *opdb, const char *op, struct spec_opinfo *out);
+/* spec_case_test.runs_op: whether the test's @ops list runs op (by the op's OpInfo kind and
+ * the list the catalog evaluated); -1 when the catalog has no such test. */
+int selector_runs_op(void *opdb, const char *op);
 
 /* Resolves the candidates, appends them to `rep` (eligible or not), expands the eligible ones
  * into kernel cases, and records drift. Fills stage 3's in and out. Returns 0, ERR_NOMEM, or

@@ -203,3 +203,83 @@ Test(catalog_opinfo, stage3_cases_follow_the_truth)
 	cr_expect_gt(checked, 3, "%zu binary ops checked", checked);
 	up_close(&u);
 }
+
+/* Which supported ops an @ops test runs: the ops its list covers by their entries' classes (a
+ * reduction is no variant of @ops(binary_ufuncs)); an op with no entry only under op_db. */
+Test(catalog_opinfo, runs_op_follows_the_tests_op_list)
+{
+	struct up u;
+	up_open(&u, 1);
+	const char *binary = NULL, *reduction = NULL;
+	size_t i;
+	json_t *j;
+	json_array_foreach(u.truth, i, j)
+	{
+		const char *name = str_or_null(j, "name");
+		const struct spec_op_map *m = testspecs_opmap_find(name);
+		if (!m || str_or_null(j, "variant"))
+			continue;
+		if (!binary && m->family == SPEC_FAMILY_BINARY_UFUNC)
+			binary = name;
+		if (!reduction && m->family == SPEC_FAMILY_REDUCTION)
+			reduction = name;
+	}
+	cr_assert(binary && reduction);
+	struct selector_opdb db;
+	selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestOpVariants::test_binary");
+	cr_assert_not_null(db.test);
+	cr_expect_eq(selector_runs_op(&db, binary), 1, "%s", binary);
+	cr_expect_eq(selector_runs_op(&db, reduction), 0, "%s", reduction);
+	cr_expect_eq(selector_runs_op(&db, "no_such_op"), 0);
+	selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestOpVariants::test_reduction");
+	cr_expect_eq(selector_runs_op(&db, binary), 0, "%s", binary);
+	cr_expect_eq(selector_runs_op(&db, reduction), 1, "%s", reduction);
+	selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestOpVariants::test_op_db");
+	cr_expect_eq(selector_runs_op(&db, reduction), 1);
+	cr_expect_eq(selector_runs_op(&db, "no_such_op"), 1); /* op_db over-approximates */
+	selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestGenerated::no_such_test");
+	cr_expect_eq(selector_runs_op(&db, binary), -1);
+
+	/* stage 3: a binary test under specs supporting both ops expands the binary one only */
+	char specs[1024];
+	snprintf(specs, sizeof specs,
+		 "test_suite_config:\n  files:\n"
+		 "    - path: ${TORCH_ROOT}/test/test_op_variants.py\n"
+		 "      unlisted_test_mode: mandatory_success\n"
+		 "  global:\n"
+		 "    supported_dtypes: [{name: float16}, {name: float32}]\n"
+		 "    supported_ops: [%s, %s]\n",
+		 binary, reduction);
+	struct spec_set *set = specs_from_text(specs);
+	struct spec_resolver *res;
+	cr_assert_eq(testspecs_resolver_create(&res, set), 0);
+	struct select_report rep;
+	selector_report_init(&rep);
+	struct select_reason why = { "test-edited", 1.0, (char *)"edited" };
+	struct select_candidate c = { .id = "test/test_op_variants.py::TestOpVariants::test_binary",
+				      .reasons = &why,
+				      .n_reasons = 1,
+				      .opinfo = true };
+	struct select_stage3_opts o = { .opdb = u.cat };
+	cr_assert_eq(selector_stage3_run(&rep, set, res, &c, 1, &o), 0, "%s", err_last());
+	struct spec_case_list l;
+	testspecs_cases_init(&l);
+	struct selector_opdb cdb;
+	selector_opdb_for(&cdb, u.cat, c.id);
+	struct spec_case_test t = { .test_id = c.id,
+				    .opinfo = true,
+				    .opinfo_of = selector_opinfo_of,
+				    .runs_op = selector_runs_op,
+				    .opinfo_ctx = &cdb };
+	struct spec_expand_result r;
+	cr_assert_eq(testspecs_cases_expand(&l, res, set, &t, &r), 0);
+	cr_assert_gt(l.n, 0);
+	for (size_t k = 0; k < l.n; k++)
+		cr_expect_str_eq(l.v[k].op, binary);
+	cr_expect_eq(rep.tests[0].kernel_cases, l.n);
+	testspecs_cases_finish(&l);
+	selector_report_finish(&rep);
+	testspecs_resolver_destroy(res);
+	testspecs_set_destroy(set);
+	up_close(&u);
+}

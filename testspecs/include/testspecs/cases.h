@@ -153,6 +153,9 @@ struct spec_case_test {
 	 * "div.no_rounding_mode"): 1 and *out filled (pointers valid while the caller's data
 	 * lives), or 0 when none is known. NULL: no op database (default samples). */
 	int (*opinfo_of)(void *ctx, const char *op, struct spec_opinfo *out);
+	/* Rule 3: whether the test's @ops list runs the supported op `op` (1), does not (0), or
+	 * is not known (-1: the family decides), asked with opinfo_ctx. NULL: the family. */
+	int (*runs_op)(void *ctx, const char *op);
 	void *opinfo_ctx;
 };
 
