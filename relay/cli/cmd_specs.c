@@ -224,8 +224,9 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		t.opinfo = specs_is_opinfo(d->entry, d->file);
 		t.family = d->file ? testspecs_family_for_path(d->file->path.s) : SPEC_FAMILY_ANY;
 	}
-	struct selector_opdb db;
-	selector_opdb_for(&db, cat, test_id);
+	struct selector_opdb db = { 0 };
+	if (!rc)
+		rc = selector_opdb_for(&db, cat, test_id);
 	if (!rc && cat) {
 		if (db.test)
 			t.opinfo = db.test->opset != CATALOG_OPSET_NONE;
@@ -234,7 +235,10 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		t.opinfo_ctx = &db;
 	}
 	free(d);
-	return rc ? rc : testspecs_cases_expand(list, r, set, &t, res);
+	if (!rc)
+		rc = testspecs_cases_expand(list, r, set, &t, res);
+	selector_opdb_finish(&db);
+	return rc;
 }
 
 static json_t *dims_json(const int64_t *v, int n)

@@ -99,7 +99,8 @@ static int expand_scheduled(const struct run_args *a, const struct select_report
 		char path[PATH_TEXT_MAX];
 		snprintf(path, sizeof(path), "%.*s", sep ? (int)(sep - t->id) : 0, t->id);
 		struct selector_opdb db;
-		selector_opdb_for(&db, f->head, t->id);
+		if (selector_opdb_for(&db, f->head, t->id) < 0)
+			return err_prefix("kernel cases of '%s': ", t->id);
 		struct spec_case_test ct = {
 			.test_id = t->id,
 			.tier = a->tier,
@@ -113,6 +114,7 @@ static int expand_scheduled(const struct run_args *a, const struct select_report
 		};
 		struct spec_expand_result res;
 		int rc = testspecs_cases_expand(list, r, set, &ct, &res);
+		selector_opdb_finish(&db);
 		if (rc)
 			return err_prefix("kernel cases of '%s': ", t->id);
 	}

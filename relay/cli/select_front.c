@@ -274,7 +274,8 @@ int front_expand_scheduled(const struct front *f, const struct select_report *re
 		char path[PATH_TEXT_MAX];
 		snprintf(path, sizeof(path), "%.*s", sep ? (int)(sep - t->id) : 0, t->id);
 		struct selector_opdb db;
-		selector_opdb_for(&db, f->head, t->id);
+		if (selector_opdb_for(&db, f->head, t->id) < 0)
+			return err_prefix("kernel cases of '%s': ", t->id);
 		struct spec_case_test ct = {
 			.test_id = t->id,
 			.tier = tier,
@@ -287,7 +288,9 @@ int front_expand_scheduled(const struct front *f, const struct select_report *re
 			.opinfo_ctx = &db,
 		};
 		struct spec_expand_result res;
-		if (testspecs_cases_expand(list, r, set, &ct, &res))
+		int rc = testspecs_cases_expand(list, r, set, &ct, &res);
+		selector_opdb_finish(&db);
+		if (rc)
 			return err_prefix("kernel cases of '%s': ", t->id);
 	}
 	return 0;

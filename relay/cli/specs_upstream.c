@@ -191,14 +191,14 @@ void specs_explain_sources(FILE *out, const struct spec_case_list *l,
 			continue;
 		shown[n_shown++] = l->v[i].op;
 		struct spec_opinfo oi;
-		struct selector_opdb db = { cat, NULL };
+		struct selector_opdb db = { cat, NULL, NULL };
 		if (selector_opinfo_of(&db, l->v[i].op, &oi) != 1) {
 			fprintf(out, "  opinfo %s: no entry in the op database\n", l->v[i].op);
 			continue;
 		}
 		fprintf(out, "  opinfo %s: %s at %s, dtypes %s, sample_inputs_func %s, shapes %s\n",
 			l->v[i].op, oi.kind, oi.where, oi.dtypes ? oi.dtypes : "(not read)",
-			oi.sample_func ? oi.sample_func : "(not a plain name)",
+			oi.sample_func ? oi.sample_func : "(none, or not a plain name)",
 			oi.shapes ? oi.shapes : "(none read)");
 	}
 }

@@ -3,7 +3,9 @@
  * function and that function's literal shapes, all read by the scanner (scan_opsamples.c).
  * The index is built with the catalog's test index, from every op database file in path order;
  * Python reference entries (PythonRefInfo kinds) are python_ref_db's, not op_db's, and left out. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "catalog_internal.h"
@@ -83,10 +85,34 @@ const struct scan_opinfo *selector_catalog_opinfo(const struct catalog *cat, con
 /* The thread-local text of the last answer's "path:line" (the expansion copies what it keeps). */
 static _Thread_local char where_buf[1100];
 
-void selector_opdb_for(struct selector_opdb *o, const struct catalog *cat, const char *id)
+int selector_opdb_for(struct selector_opdb *o, const struct catalog *cat, const char *id)
 {
 	o->cat = cat;
 	o->test = cat ? selector_catalog_test(cat, id) : NULL;
+	o->ops_ = NULL;
+	if (!o->test || o->test->opset == CATALOG_OPSET_NONE)
+		return 0;
+	struct catalog_variants *v = calloc(1, sizeof *v);
+	if (!v)
+		return err_set(ERR_NOMEM, "op variants of '%s'", id);
+	int rc = selector_catalog_variants(v, cat, o->test);
+	if (rc < 0 || v->open) {
+		if (rc >= 0)
+			selector_catalog_variants_finish(v);
+		free(v);
+		return rc < 0 ? rc : 0;
+	}
+	o->ops_ = v;
+	return 0;
+}
+
+void selector_opdb_finish(struct selector_opdb *o)
+{
+	if (o->ops_) {
+		selector_catalog_variants_finish(o->ops_);
+		free(o->ops_);
+	}
+	o->ops_ = NULL;
 }
 
 static const struct scan_opinfo *entry_of(const struct catalog *cat, const char *op,
@@ -114,23 +140,31 @@ int selector_opinfo_of(void *opdb, const char *op, struct spec_opinfo *out)
 	return 1;
 }
 
+/* Whether a variant name is the entry's formatted name, alone or with a @parametrize suffix. */
+static bool variant_of(const struct catalog_variants *v, const char *formatted)
+{
+	size_t n = strlen(formatted);
+	for (size_t i = 0; i < v->n; i++)
+		if (strncmp(v->names[i], formatted, n) == 0 &&
+		    (v->names[i][n] == '\0' || v->names[i][n] == '_'))
+			return true;
+	return false;
+}
+
 int selector_runs_op(void *opdb, const char *op)
 {
 	const struct selector_opdb *db = opdb;
-	if (!db || !db->test || db->test->opset == CATALOG_OPSET_NONE)
+	if (!db || !db->test || !db->ops_)
 		return -1;
 	const struct scan_opinfo *o = entry_of(db->cat, op, NULL);
 	/* @ops names OpInfo entries: an op with none is in no list but op_db's over-approximation
 	 */
 	if (!o)
 		return db->test->opset == CATALOG_OPSET_ALL ? 1 : 0;
-	if (db->test->opset == CATALOG_OPSET_NAMES) {
-		char formatted[256];
-		snprintf(formatted, sizeof formatted, "%s", op);
-		for (char *p = formatted; *p; p++)
-			*p = *p == '.' ? '_' : *p;
-		return selector_catalog_test_covers_op(db->test, o->name, o->kind) ||
-		       selector_catalog_test_covers_op(db->test, formatted, o->kind);
-	}
-	return selector_catalog_test_covers_op(db->test, o->name, o->kind);
+	char formatted[512];
+	snprintf(formatted, sizeof formatted, "%s%s%s", o->name, o->variant_test_name ? "_" : "",
+		 o->variant_test_name ? o->variant_test_name : "");
+	for (char *p = formatted; *p; p++)
+		*p = *p == '.' ? '_' : *p;
+	return variant_of(db->ops_, formatted);
 }

@@ -61,7 +61,8 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 {
 	struct spec_case_list list;
 	struct selector_opdb db;
-	selector_opdb_for(&db, cat, c->id);
+	if (selector_opdb_for(&db, cat, c->id) < 0)
+		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
 	struct spec_case_test ct = {
 		.test_id = c->id,
 		.tier = ropts->tier,
@@ -80,6 +81,7 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 	testspecs_cases_init(&list);
 	int rc = testspecs_cases_expand(&list, resolver, set, &ct, &res);
 	testspecs_cases_finish(&list);
+	selector_opdb_finish(&db);
 	if (rc < 0)
 		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
 	if (!res.n_cases && res.why && !(t->case_why = strdup(res.why)))

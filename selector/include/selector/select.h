@@ -184,16 +184,21 @@ struct catalog_test;
 struct selector_opdb {
 	const struct catalog *cat;
 	const struct catalog_test *test;
+	void *ops_; /* private: the test's @ops variants as the catalog evaluates them, or NULL */
 };
-/* Fills one for test id `id` (a catalog may be NULL: nothing known). */
-void selector_opdb_for(struct selector_opdb *o, const struct catalog *cat, const char *id);
+/* Fills one for test id `id` (a catalog may be NULL: nothing known): 0 or ERR_NOMEM.
+ * selector_opdb_finish() it after use. */
+int selector_opdb_for(struct selector_opdb *o, const struct catalog *cat, const char *id);
+void selector_opdb_finish(struct selector_opdb *o);
 /* spec_case_test.opinfo_of with a struct selector_opdb as ctx: the op's entry
  * (selector_catalog_opinfo), also under the upstream name an emulator or call spelling maps to.
  * The `where` text lives until the next call in the thread. */
 struct spec_opinfo;
 int selector_opinfo_of(void *opdb, const char *op, struct spec_opinfo *out);
-/* spec_case_test.runs_op: whether the test's @ops list runs op (by the op's OpInfo kind and
- * the list the catalog evaluated); -1 when the catalog has no such test. */
+/* spec_case_test.runs_op: whether the test's @ops list runs op: its OpInfo entry is one of the
+ * variants the catalog evaluates the list to (selector_catalog_variants; a comprehension or
+ * filter(lambda ...) included); -1 when the catalog has no such test or cannot tell (a list
+ * not statically known). */
 int selector_runs_op(void *opdb, const char *op);
 
 /* Resolves the candidates, appends them to `rep` (eligible or not), expands the eligible ones

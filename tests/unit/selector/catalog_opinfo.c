@@ -210,7 +210,7 @@ Test(catalog_opinfo, runs_op_follows_the_tests_op_list)
 {
 	struct up u;
 	up_open(&u, 1);
-	const char *binary = NULL, *reduction = NULL;
+	const char *binary = NULL, *reduction = NULL, *unary0 = NULL, *unary1 = NULL;
 	size_t i;
 	json_t *j;
 	json_array_foreach(u.truth, i, j)
@@ -225,19 +225,50 @@ Test(catalog_opinfo, runs_op_follows_the_tests_op_list)
 			reduction = name;
 	}
 	cr_assert(binary && reduction);
+	/* test_filtered keeps every UnaryUfuncInfo entry but the first (the generator's truth) */
+	json_array_foreach(u.truth, i, j)
+	{
+		const char *name = str_or_null(j, "name");
+		const struct scan_opinfo *o = selector_catalog_opinfo(u.cat, name, NULL);
+		if (str_or_null(j, "variant") || !o || strcmp(o->kind, "UnaryUfuncInfo") != 0)
+			continue;
+		if (!unary0)
+			unary0 = name;
+		else if (!unary1)
+			unary1 = name;
+	}
+	cr_assert(unary0 && unary1);
 	struct selector_opdb db;
-	selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestOpVariants::test_binary");
+	cr_assert_eq(
+	    selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestOpVariants::test_binary"),
+	    0);
 	cr_assert_not_null(db.test);
 	cr_expect_eq(selector_runs_op(&db, binary), 1, "%s", binary);
 	cr_expect_eq(selector_runs_op(&db, reduction), 0, "%s", reduction);
 	cr_expect_eq(selector_runs_op(&db, "no_such_op"), 0);
-	selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestOpVariants::test_reduction");
+	selector_opdb_finish(&db);
+	cr_assert_eq(selector_opdb_for(&db, u.cat,
+				       "test/test_op_variants.py::TestOpVariants::test_reduction"),
+		     0);
 	cr_expect_eq(selector_runs_op(&db, binary), 0, "%s", binary);
 	cr_expect_eq(selector_runs_op(&db, reduction), 1, "%s", reduction);
-	selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestOpVariants::test_op_db");
+	selector_opdb_finish(&db);
+	cr_assert_eq(
+	    selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestOpVariants::test_op_db"),
+	    0);
 	cr_expect_eq(selector_runs_op(&db, reduction), 1);
 	cr_expect_eq(selector_runs_op(&db, "no_such_op"), 1); /* op_db over-approximates */
-	selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestGenerated::no_such_test");
+	selector_opdb_finish(&db);
+	/* a filter(lambda ...) over a family: the ops it keeps, not the names it mentions */
+	cr_assert_eq(selector_opdb_for(&db, u.cat,
+				       "test/test_op_variants.py::TestOpVariants::test_filtered"),
+		     0);
+	cr_expect_eq(selector_runs_op(&db, unary0), 0, "%s", unary0);
+	cr_expect_eq(selector_runs_op(&db, unary1), 1, "%s", unary1);
+	selector_opdb_finish(&db);
+	cr_assert_eq(
+	    selector_opdb_for(&db, u.cat, "test/test_op_variants.py::TestGenerated::no_such_test"),
+	    0);
 	cr_expect_eq(selector_runs_op(&db, binary), -1);
 
 	/* stage 3: a binary test under specs supporting both ops expands the binary one only */
@@ -265,7 +296,7 @@ Test(catalog_opinfo, runs_op_follows_the_tests_op_list)
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct selector_opdb cdb;
-	selector_opdb_for(&cdb, u.cat, c.id);
+	cr_assert_eq(selector_opdb_for(&cdb, u.cat, c.id), 0);
 	struct spec_case_test t = { .test_id = c.id,
 				    .opinfo = true,
 				    .opinfo_of = selector_opinfo_of,
@@ -278,6 +309,7 @@ Test(catalog_opinfo, runs_op_follows_the_tests_op_list)
 		cr_expect_str_eq(l.v[k].op, binary);
 	cr_expect_eq(rep.tests[0].kernel_cases, l.n);
 	testspecs_cases_finish(&l);
+	selector_opdb_finish(&cdb);
 	selector_report_finish(&rep);
 	testspecs_resolver_destroy(res);
 	testspecs_set_destroy(set);
