@@ -147,6 +147,8 @@ const char cmd_fixture_help[] =
     "  tests.jsonl    every test with the functions, classes and ops it depends on\n"
     "  variants.jsonl the tests of test/test_op_variants.py (every way PyTorch names an\n"
     "                 instantiated test) with their variants and @dtypes (all shapes only)\n"
+    "  opinfos.jsonl  every op database entry: file, dtypes, sample function and the shapes\n"
+    "                 it builds from S, M, L, XS (null: none literal)\n"
     "\n"
     "Options:\n"
     "  --out DIR       a new or empty directory\n"

@@ -271,6 +271,7 @@ static int stages(struct run *r, const struct select_args *a, bool tty)
 		.catalog_ids = r->front.ids,
 		.n_catalog = r->front.head->n_tests,
 		.catalog = a->explain ? r->front.head : NULL, /* variant by variant */
+		.opdb = r->front.head, /* @ops tests' cases from the OpInfo entries */
 		.progress = tty ? progress : NULL,
 	};
 	rc = selector_stage3_run(&r->rep, r->specs, r->resolver, r->front.cands, r->front.n_cands,
@@ -370,8 +371,8 @@ const char cmd_select_help[] =
     "  --cache DIR      keep the scanned files in DIR, keyed by blob id: the next run\n"
     "                   re-scans only the files that changed (delete DIR to clear it)\n"
     "  --json           {stages: [4 x {name, in, out}], tests: [{id, score, reasons,\n"
-    "                   kernel_cases}], drift, fallback, estimate_seconds, changed_files\n"
-    "                   [, shards]}\n"
+    "                   kernel_cases[, case_sources]}], drift, fallback,\n"
+    "                   estimate_seconds, changed_files[, shards]}\n"
     "  --explain TEST   every stage's decision for one test id (path::Class::method)\n"
     "\n"
     "Text output: the funnel on one line, then the scheduled tests with their reasons:\n"

@@ -10,6 +10,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/err.h"
+#include "selector/catalog.h"
+#include "selector/select.h"
 #include "specs_cmd.h"
 #include "spyre-emu/graph.h"
 #include "testspecs/lint_upstream.h"
@@ -83,7 +85,7 @@ static int option_value(struct specs_args *a, const char *opt, const char *val)
 		a->roots.torch_device_root = val;
 		rc = 0;
 	} else if (strcmp(opt, "--upstream") == 0) {
-		rc = fits(a, opt, FITS(SPECS_LINT));
+		rc = fits(a, opt, FITS(SPECS_LINT) | FITS(SPECS_EXPLAIN));
 		a->upstream = val;
 	} else {
 		return 0;
@@ -211,7 +213,7 @@ const char *specs_id_path(const struct spec_file *f)
 
 int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		    const struct spec_set *set, const char *test_id, const char *tier,
-		    struct spec_expand_result *res)
+		    const struct catalog *cat, struct spec_expand_result *res)
 {
 	struct spec_decision *d = malloc(sizeof(*d));
 	if (!d)
@@ -223,8 +225,21 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		t.opinfo = specs_is_opinfo(d->entry, d->file);
 		t.family = d->file ? testspecs_family_for_path(d->file->path.s) : SPEC_FAMILY_ANY;
 	}
+	struct selector_opdb db = { 0 };
+	if (!rc)
+		rc = selector_opdb_for(&db, cat, test_id);
+	if (!rc && cat) {
+		if (db.test)
+			t.opinfo = db.test->opset != CATALOG_OPSET_NONE;
+		t.opinfo_of = selector_opinfo_of;
+		t.runs_op = selector_runs_op;
+		t.opinfo_ctx = &db;
+	}
 	free(d);
-	return rc ? rc : testspecs_cases_expand(list, r, set, &t, res);
+	if (!rc)
+		rc = testspecs_cases_expand(list, r, set, &t, res);
+	selector_opdb_finish(&db);
+	return rc;
 }
 
 static json_t *dims_json(const int64_t *v, int n)
@@ -261,6 +276,8 @@ json_t *specs_case_json(const struct spec_case *c)
 		jx_set_str(o, "seed", seed);
 	}
 	jx_set_str(o, "rule", testspecs_rule_name(c->rule));
+	if (c->source != SPEC_SOURCE_NONE)
+		jx_set_str(o, "source", testspecs_source_name(c->source));
 	char at[1024];
 	snprintf(at, sizeof(at), "%s:%u:%u", c->loc.file ? c->loc.file : "?", c->loc.line,
 		 c->loc.col);
@@ -432,7 +449,8 @@ static void print_mask(spec_dtype_mask m, bool unbounded)
 }
 
 static void explain_text(const struct spec_decision *d, const char *id,
-			 const struct spec_case_list *l, const struct spec_expand_result *res)
+			 const struct spec_case_list *l, const struct spec_expand_result *res,
+			 const struct catalog *cat)
 {
 	printf("test      %s\n", id);
 	printf("eligible  %s\nmode      %s\n", d->eligible ? "yes" : "no",
@@ -453,6 +471,7 @@ static void explain_text(const struct spec_decision *d, const char *id,
 	}
 	printf("cases     %zu (%zu unsupported), rule %s%s%s\n", res->n_cases, res->n_unsupported,
 	       testspecs_rule_name(res->rule), res->why ? ": " : "", res->why ? res->why : "");
+	specs_explain_sources(stdout, l, res, cat);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct spec_case *c = &l->v[i];
 		printf("  %s %-20s %-9s %s%s", c->id, c->op,
@@ -466,10 +485,11 @@ static void explain_text(const struct spec_decision *d, const char *id,
 }
 
 static int explain_print(const struct specs_args *a, const struct spec_decision *d,
-			 const struct spec_case_list *l, const struct spec_expand_result *res)
+			 const struct spec_case_list *l, const struct spec_expand_result *res,
+			 const struct catalog *cat)
 {
 	if (!a->json) {
-		explain_text(d, a->tests[0], l, res);
+		explain_text(d, a->tests[0], l, res, cat);
 		return CLI_OK;
 	}
 	json_t *o = decision_json(d, a->tests[0]);
@@ -478,6 +498,12 @@ static int explain_print(const struct specs_args *a, const struct spec_decision 
 		jx_append_new(cases, specs_case_json(&l->v[i]));
 	jx_set_new(o, "cases", cases);
 	jx_set_str(o, "rule", testspecs_rule_name(res->rule));
+	json_t *src = json_object();
+	for (int k = 1; k < SPEC_SOURCE_COUNT; k++)
+		if (res->n_by_source[k])
+			jx_set_int(src, testspecs_source_name((enum spec_case_source)k),
+				   (int64_t)res->n_by_source[k]);
+	jx_set_new(o, "case_sources", src);
 	if (res->why)
 		jx_set_str(o, "cases_why", res->why);
 	char *s = jx_dumps(o);
@@ -504,13 +530,19 @@ static int cmd_explain(const struct specs_args *a, const struct spec_set *set)
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct spec_expand_result res = { 0 };
+	struct specs_upstream up = { 0 };
 	int rc = d ? testspecs_resolver_resolve(r, a->tests[0], &o, d)
 		   : err_set(ERR_NOMEM, "explain: out of memory");
+	if (!rc && a->upstream && (rc = specs_upstream_open(&up, a->upstream)) == ERR_NOTFOUND)
+		rc = ERR_INVAL; /* not a repository: bad usage */
 	if (!rc)
-		rc = specs_expand_id(&l, r, set, a->tests[0], a->label, &res);
+		rc = specs_expand_id(&l, r, set, a->tests[0], a->label, up.cat, &res);
 	if (rc)
 		fprintf(stderr, "spyre-ci specs explain: %s\n", err_last());
-	int out = rc == ERR_INVAL ? CLI_USAGE : rc ? CLI_FAILED : explain_print(a, d, &l, &res);
+	int out = rc == ERR_INVAL ? CLI_USAGE
+		  : rc            ? CLI_FAILED
+				  : explain_print(a, d, &l, &res, up.cat);
+	specs_upstream_close(&up);
 	testspecs_cases_finish(&l);
 	free(d);
 	testspecs_resolver_destroy(r);
@@ -582,7 +614,8 @@ const char cmd_specs_help[] =
     "      \"unsupported\": [... + why], \"not_mappable\": [{test, mode, reason}],\n"
     "      \"not_eligible\": [...], \"patterns\": [{pattern, at, mode, eligible, rule, cases}],\n"
     "      \"summary\": {tests, cases, unsupported}}.\n"
-    "  explain --test ID FILE|DIR... [--label L] [--dtype D ...] [--op OP ...] [--json]\n"
+    "  explain --test ID FILE|DIR... [--label L] [--dtype D ...] [--op OP ...]\n"
+    "          [--upstream DIR] [--json]\n"
     "      the decision for one upstream test id (path::Class::method, Class::method, or a\n"
     "      device-generic name such as TestFooPRIVATEUSE1::test_bar_add_spyre_float16):\n"
     "      eligible, mode, effective dtypes, ops with their dtypes, modes and precision, and\n"
@@ -590,9 +623,12 @@ const char cmd_specs_help[] =
     "      op) that made it, then the test's kernel cases.\n"
     "      --dtype D: the test's own dtypes (its @ops allowed dtypes), repeatable.\n"
     "      --op OP: the test's ops (its @ops list), repeatable.\n"
+    "      --upstream DIR: DIR's HEAD says whether the test is @ops, and each op's cases come\n"
+    "      from its OpInfo entry there (its sample_inputs_func shapes, its dtypes), else\n"
+    "      the op's default samples; each case and the summary say which.\n"
     "      JSON keys: test, eligible, mode, listed, dtypes, dtypes_unbounded, ops [{name,\n"
     "      dtypes, modes, precision}], ops_unbounded, tags, labels, entries [{file, line, col,\n"
-    "      role, what}], reason, cases, rule.\n"
+    "      role, what}], reason, cases, rule, case_sources.\n"
     "\n"
     "Options for every action:\n"
     "  --torch-root DIR    the value of ${TORCH_ROOT} in paths (default: $TORCH_ROOT)\n"

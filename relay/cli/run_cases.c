@@ -98,6 +98,9 @@ static int expand_scheduled(const struct run_args *a, const struct select_report
 		const char *sep = strstr(t->id, "::");
 		char path[PATH_TEXT_MAX];
 		snprintf(path, sizeof(path), "%.*s", sep ? (int)(sep - t->id) : 0, t->id);
+		struct selector_opdb db;
+		if (selector_opdb_for(&db, f->head, t->id) < 0)
+			return err_prefix("kernel cases of '%s': ", t->id);
 		struct spec_case_test ct = {
 			.test_id = t->id,
 			.tier = a->tier,
@@ -105,9 +108,13 @@ static int expand_scheduled(const struct run_args *a, const struct select_report
 			.family = testspecs_family_for_path(path),
 			.body_ops = c->body_ops,
 			.n_body_ops = c->n_body_ops,
+			.opinfo_of = selector_opinfo_of,
+			.runs_op = selector_runs_op,
+			.opinfo_ctx = &db,
 		};
 		struct spec_expand_result res;
 		int rc = testspecs_cases_expand(list, r, set, &ct, &res);
+		selector_opdb_finish(&db);
 		if (rc)
 			return err_prefix("kernel cases of '%s': ", t->id);
 	}
@@ -136,7 +143,8 @@ static int select_and_expand(const struct run_args *a, struct spec_case_list *li
 	if (!rc) {
 		struct select_stage3_opts o3 = { .tier = a->tier,
 						 .catalog_ids = f.ids,
-						 .n_catalog = f.head->n_tests };
+						 .n_catalog = f.head->n_tests,
+						 .opdb = f.head };
 		rc = selector_stage3_run(&rep, set, r, f.cands, f.n_cands, &o3);
 	}
 	if (!rc)

@@ -273,6 +273,9 @@ int front_expand_scheduled(const struct front *f, const struct select_report *re
 		const char *sep = strstr(t->id, "::");
 		char path[PATH_TEXT_MAX];
 		snprintf(path, sizeof(path), "%.*s", sep ? (int)(sep - t->id) : 0, t->id);
+		struct selector_opdb db;
+		if (selector_opdb_for(&db, f->head, t->id) < 0)
+			return err_prefix("kernel cases of '%s': ", t->id);
 		struct spec_case_test ct = {
 			.test_id = t->id,
 			.tier = tier,
@@ -280,9 +283,14 @@ int front_expand_scheduled(const struct front *f, const struct select_report *re
 			.family = testspecs_family_for_path(path),
 			.body_ops = c->body_ops,
 			.n_body_ops = c->n_body_ops,
+			.opinfo_of = selector_opinfo_of,
+			.runs_op = selector_runs_op,
+			.opinfo_ctx = &db,
 		};
 		struct spec_expand_result res;
-		if (testspecs_cases_expand(list, r, set, &ct, &res))
+		int rc = testspecs_cases_expand(list, r, set, &ct, &res);
+		selector_opdb_finish(&db);
+		if (rc)
 			return err_prefix("kernel cases of '%s': ", t->id);
 	}
 	return 0;

@@ -29,8 +29,9 @@ struct specs_args {
 	size_t n_ops;
 	spec_dtype_mask dtypes;
 	struct spec_roots roots;
-	bool has_roots;       /* one of the roots is set: the loader resolves paths */
-	const char *upstream; /* lint --upstream DIR: an upstream checkout (a git work tree) */
+	bool has_roots; /* one of the roots is set: the loader resolves paths */
+	/* lint and explain --upstream DIR: an upstream checkout (a git work tree) */
+	const char *upstream;
 };
 
 /* Loads every path of `a` into a new set. Problems go to `diags`; returns 0, ERR_INVAL when a
@@ -54,10 +55,26 @@ const char *specs_id_path(const struct spec_file *f);
  * unsupported). NULL when out of memory. */
 json_t *specs_case_json(const struct spec_case *c);
 
-/* Expands the cases of `test_id` (resolving it first for the @ops guess). */
+struct catalog;
+
+/* Expands the cases of `test_id` (resolving it first for the @ops guess). With `cat` (an
+ * upstream's catalog, may be NULL) the catalog's own test decides whether it is @ops and its
+ * ops' cases come from the catalog's op database (selector_opinfo_of). */
 int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		    const struct spec_set *set, const char *test_id, const char *tier,
-		    struct spec_expand_result *res);
+		    const struct catalog *cat, struct spec_expand_result *res);
+
+/* An upstream checkout's catalog (its HEAD) for explain --upstream (specs_upstream.c). */
+struct specs_upstream {
+	struct catalog *cat;
+	struct catalog_cache *cache;
+};
+int specs_upstream_open(struct specs_upstream *u, const char *dir);
+void specs_upstream_close(struct specs_upstream *u);
+/* explain's text: each op of the cases with the OpInfo entry its cases came from (or none),
+ * and the cases by source. */
+void specs_explain_sources(FILE *out, const struct spec_case_list *l,
+			   const struct spec_expand_result *res, const struct catalog *cat);
 
 int specs_list_run(const struct specs_args *a);
 

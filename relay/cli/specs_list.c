@@ -80,7 +80,7 @@ static int list_id(struct list_state *st, const char *id, bool from_entry)
 	if (rc)
 		return rc < 0 ? rc : 0;
 	struct spec_expand_result res;
-	rc = specs_expand_id(&st->cases, st->r, st->set, id, st->a->label, &res);
+	rc = specs_expand_id(&st->cases, st->r, st->set, id, st->a->label, NULL, &res);
 	if (rc)
 		return err_prefix("test '%s'", id);
 	if (from_entry && st->a->label && !res.eligible && res.mode == SPEC_MODE_UNSET)

@@ -10,10 +10,12 @@
 
 #include "common/err.h"
 #include "selector/catalog.h"
+#include "selector/select.h"
 #include "specs_cmd.h"
 #include "testspecs/lint_upstream.h"
 
-#define UPSTREAM_CONFIGS_MAX 4096
+#define UPSTREAM_CONFIGS_MAX  4096
+#define SPECS_EXPLAIN_OPS_MAX 256 /* ops whose OpInfo entries explain prints */
 
 struct configs {
 	struct spec_set *v[UPSTREAM_CONFIGS_MAX];
@@ -142,4 +144,61 @@ int specs_lint_upstream(const struct specs_args *a, struct spec_diag_list *diags
 	selector_catalog_destroy(cat);
 	selector_catalog_cache_destroy(cache);
 	return rc;
+}
+
+/* ---- explain --upstream ---- */
+
+int specs_upstream_open(struct specs_upstream *u, const char *dir)
+{
+	memset(u, 0, sizeof *u);
+	int rc = selector_catalog_cache_create(&u->cache, 0);
+	if (rc == 0)
+		rc = selector_catalog_build(&u->cat, dir, "HEAD", u->cache);
+	if (rc) {
+		specs_upstream_close(u);
+		return err_prefix("--upstream %s: ", dir);
+	}
+	return 0;
+}
+
+void specs_upstream_close(struct specs_upstream *u)
+{
+	if (u->cat)
+		selector_catalog_destroy(u->cat);
+	if (u->cache)
+		selector_catalog_cache_destroy(u->cache);
+	memset(u, 0, sizeof *u);
+}
+
+void specs_explain_sources(FILE *out, const struct spec_case_list *l,
+			   const struct spec_expand_result *res, const struct catalog *cat)
+{
+	size_t n = 0;
+	for (int s = 1; s < SPEC_SOURCE_COUNT; s++)
+		if (res->n_by_source[s])
+			fprintf(out, "%s%s %zu", n++ ? ", " : "from      ",
+				testspecs_source_name((enum spec_case_source)s),
+				res->n_by_source[s]);
+	if (n)
+		fputc('\n', out);
+	const char *shown[SPECS_EXPLAIN_OPS_MAX];
+	size_t n_shown = 0;
+	for (size_t i = 0; cat && n && i < l->n && n_shown < SPECS_EXPLAIN_OPS_MAX; i++) {
+		bool seen = l->v[i].source == SPEC_SOURCE_NONE;
+		for (size_t j = 0; j < n_shown && !seen; j++)
+			seen = strcmp(shown[j], l->v[i].op) == 0;
+		if (seen)
+			continue;
+		shown[n_shown++] = l->v[i].op;
+		struct spec_opinfo oi;
+		struct selector_opdb db = { cat, NULL, NULL };
+		if (selector_opinfo_of(&db, l->v[i].op, &oi) != 1) {
+			fprintf(out, "  opinfo %s: no entry in the op database\n", l->v[i].op);
+			continue;
+		}
+		fprintf(out, "  opinfo %s: %s at %s, dtypes %s, sample_inputs_func %s, shapes %s\n",
+			l->v[i].op, oi.kind, oi.where, oi.dtypes ? oi.dtypes : "(not read)",
+			oi.sample_func ? oi.sample_func : "(none, or not a plain name)",
+			oi.shapes ? oi.shapes : "(none read)");
+	}
 }

@@ -153,7 +153,8 @@ static int select_range(struct worker *w, const struct job_row *j, const struct 
 			selector_report_set_fallback(rep, f.impact->fallback_reason);
 		struct select_stage3_opts o3 = { .catalog_ids = f.ids,
 						 .n_catalog = f.head->n_tests,
-						 .drift_memo = w->memo };
+						 .drift_memo = w->memo,
+						 .opdb = f.head };
 		rc = selector_stage3_run(rep, w->specs, w->resolver, f.cands, f.n_cands, &o3);
 	}
 	if (rc == 0)

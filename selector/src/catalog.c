@@ -456,6 +456,7 @@ void selector_catalog_destroy(struct catalog *cat)
 		impact__msg_index_destroy(priv->msg_index);
 		free(priv->by_id);
 		strmap_free(&priv->op_kinds);
+		strmap_free(&priv->op_infos);
 		scan__arena_free(&priv->arena);
 		free(priv);
 	}

@@ -17,7 +17,7 @@
 #include "common/fsutil.h"
 #include "common/limits.h"
 
-#define CATALOG_DISK_MAGIC "spyre-catalog-7\n"
+#define CATALOG_DISK_MAGIC "spyre-catalog-8\n"
 #define NULL_LEN           0xffffffffu
 
 /* ---- writing ---- */
@@ -139,6 +139,9 @@ static void w_scan(struct buf *b, int *rc, const struct scan_file *s)
 		w_str(b, rc, o->name);
 		w_str(b, rc, o->aten_name);
 		w_str(b, rc, o->variant_test_name);
+		w_str(b, rc, o->dtypes);
+		w_str(b, rc, o->sample_func);
+		w_str(b, rc, o->samples);
 		w_u32(b, rc, o->first_line);
 		w_u32(b, rc, o->last_line);
 		w_strs(b, rc, o->uses, o->n_uses);
@@ -369,6 +372,9 @@ static void r_rest(struct rd *r, struct scan_file *s)
 		o->name = r_str(r);
 		o->aten_name = r_str(r);
 		o->variant_test_name = r_str(r);
+		o->dtypes = r_str(r);
+		o->sample_func = r_str(r);
+		o->samples = r_str(r);
 		o->first_line = r_u32(r);
 		o->last_line = r_u32(r);
 		o->uses = r_strs(r, &o->n_uses);

@@ -101,7 +101,12 @@ struct catalog_priv {
 	struct impact_msg_index *msg_index; /* the message signal's, built by its first need */
 	const struct catalog_test **by_id;  /* sorted by id */
 	struct strmap op_kinds;             /* op name -> OpInfo kind (const char *) */
+	struct strmap
+	    op_infos; /* op name, name.variant, formatted name -> its entry (catalog_opinfo.c) */
 };
+
+/* Adds the op database file's entries to the catalog's index of them (catalog_opinfo.c). */
+int catalog__index_opinfos(struct catalog *cat, const struct catalog_file *cf);
 
 /* ---- the blob cache (catalog_cache.c), shared with the catalog builds (catalog.c) ---- */
 struct cache_entry;

@@ -442,6 +442,8 @@ int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv)
 				    strmap_put(&priv->op_kinds, sf->opinfos[i].name,
 					       (intptr_t)sf->opinfos[i].kind))
 					rc = ERR_NOMEM;
+			if (!rc)
+				rc = catalog__index_opinfos(cat, cf);
 		}
 	}
 	if (!rc)

@@ -368,6 +368,7 @@ static int run(struct fx_gen *g, struct fx_hist *h, const struct selector_fixtur
 	snprintf(path, sizeof(path), "%s/.ground_truth/tests.jsonl", o->out);
 	rc = rc ? rc : fixture__write_tests_jsonl(g, path);
 	rc = rc ? rc : fixture__write_variants_truth(g, o->out);
+	rc = rc ? rc : fixture__write_opinfos_truth(g, o->out);
 	rc = rc ? rc : finish_repo(g, o, &head);
 	if (rc || !st)
 		return rc;

@@ -186,7 +186,9 @@ static const char device_type_py[] =
     "def tol(atol, rtol):\n    return (atol, rtol)\n";
 
 static const char opinfo_core_py[] =
-    "\"\"\"OpInfo and its kin (a stand-in).\"\"\"\nimport torch\n\n\nclass SampleInput:\n"
+    "\"\"\"OpInfo and its kin (a stand-in).\"\"\"\nimport torch\n\nL = 20\nM = 10\nS = 5\nXS = "
+    "3\n\n\n"
+    "class SampleInput:\n"
     "    def __init__(self, input, args=(), kwargs=None):\n        self.input = input\n"
     "        self.args = args\n        self.kwargs = kwargs or {}\n\n\n"
     "def _reference(x, *args, **kwargs):\n    return x\n\n\nclass _NumpyStandIn:\n"
@@ -234,7 +236,9 @@ static int write_testing(struct fx_gen *g)
 	rc = rc ? rc
 		: put(g, "torch/testing/_internal/common_dtype.py",
 		      "import torch\n\n\ndef floating_types():\n"
-		      "    return (torch.float32, torch.float64)\n");
+		      "    return (torch.float32, torch.float64)\n\n\n"
+		      "def floating_types_and(*dtypes):\n"
+		      "    return floating_types() + dtypes\n");
 	rc = rc ? rc : put(g, "torch/testing/_internal/opinfo/core.py", "%s", opinfo_core_py);
 	rc = rc ? rc : put(g, "torch/testing/_internal/opinfo/__init__.py", "\n");
 	rc = rc ? rc : put(g, "torch/testing/_internal/__init__.py", "\n");

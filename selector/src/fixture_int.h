@@ -224,6 +224,15 @@ int fixture__render_opinfo(struct fx_gen *g, uint32_t file); /* 0: cmi, k: defin
 int fixture__render_specs(struct fx_gen *g);
 int fixture__cpp_path(char *out, size_t cap, uint32_t file);
 int fixture__opinfo_path(const struct fx_gen *g, char *out, size_t cap, uint32_t file);
+/* An op entry's dtypes= (its Python text and the scanner's canonical names) and the shapes its
+ * sample function loops over (a tuple of shape tuples, or NULL code and truth for none), by
+ * the op's index (fixture_opinfo.c). */
+void fixture__op_dtypes(uint32_t op, const char **expr, const char **truth);
+void fixture__op_shapes(const struct fx_op *o, uint32_t op, const char **code, const char **truth);
+/* .ground_truth/opinfos.jsonl: every entry (and the variant entry of `variant_op`, FX_NONE for
+ * none) with its file, dtypes, sample function and shapes. */
+int fixture__write_opinfo_truth(struct fx_gen *g, const char *dir, uint32_t variant_op,
+				const char *variant_name);
 extern const char *const fixture__def_names[];
 extern const size_t fixture__def_names_count;
 

@@ -217,8 +217,8 @@ int fixture__render_native(struct fx_gen *g)
 	P("import functools as _functools\n\n_DECOMPS = {}\n\n\n");
 	P("class dtype:\n    def __init__(self, name):\n        self.name = name\n\n"
 	  "    def __repr__(self):\n        return 'torch.' + self.name\n\n\n");
-	P("float16 = dtype('float16')\nfloat32 = dtype('float32')\nfloat64 = "
-	  "dtype('float64')\n\n\n");
+	P("float16 = dtype('float16')\nbfloat16 = dtype('bfloat16')\nfloat32 = dtype('float32')\n"
+	  "float64 = dtype('float64')\nhalf = float16\n\n\n");
 	P("def _value(x):\n    return x.value if isinstance(x, Tensor) else x\n\n\n");
 	P("class Tensor:\n    \"\"\"One number standing for a tensor.\"\"\"\n\n"
 	  "    __slots__ = ('value',)\n\n    def __init__(self, value=1.0):\n"
@@ -276,7 +276,8 @@ static const char *sample_args(uint8_t kind)
 	}
 }
 
-/* One sample_inputs_<op> function per entry, as in common_methods_invocations.py. An edit of an
+/* One sample_inputs_<op> function per entry, as in common_methods_invocations.py: a loop over
+ * literal shapes built from S, M, L, XS (fixture_opinfo.c), or `make()` alone. An edit of an
  * op's entry changes both the entry (its tolerance) and its function, which the @ops tests over
  * it run. */
 static int render_samples(struct fx_gen *g, uint32_t file)
@@ -285,13 +286,23 @@ static int render_samples(struct fx_gen *g, uint32_t file)
 		const struct fx_op *o = &g->ops[i];
 		if (!o->has_info || o->info_file != file)
 			continue;
+		const char *code, *truth;
+		fixture__op_shapes(o, i, &code, &truth);
 		P("\n\ndef sample_inputs_%s(op_info, device, dtype, requires_grad=False, "
 		  "**kwargs):\n",
 		  o->name);
 		P("    rev = %u\n", o->v_info);
 		P("    make = partial(make_tensor, device=device, dtype=dtype)\n");
-		P("    yield SampleInput(make() * rev%s%s)\n", o->kind == FX_OP_UNARY ? "" : ", ",
-		  sample_args(o->kind));
+		const char *args = sample_args(o->kind);
+		if (!code) {
+			P("    yield SampleInput(make() * rev%s%s)\n",
+			  o->kind == FX_OP_UNARY ? "" : ", ", args);
+			continue;
+		}
+		P("    for shape in %s:\n", code);
+		P("        yield SampleInput(make(shape) * rev%s%s)\n",
+		  o->kind == FX_OP_UNARY ? "" : ", ",
+		  o->kind == FX_OP_BINARY ? "args=(make(shape),)" : args);
 	}
 	return 0;
 }
@@ -303,14 +314,18 @@ int fixture__render_opinfo(struct fx_gen *g, uint32_t file)
 	P("from functools import partial\nfrom typing import List\n\nimport torch\n");
 	P("from torch.testing import make_tensor\n");
 	P("from torch.testing._internal.common_device_type import tol, toleranceOverride\n");
-	P("from torch.testing._internal.common_dtype import floating_types\n");
+	P("from torch.testing._internal.common_dtype import floating_types, floating_types_and\n");
 	P("from torch.testing._internal.opinfo.core import (\n    BinaryUfuncInfo,\n    OpInfo,\n"
-	  "    ReductionOpInfo,\n    SampleInput,\n    UnaryUfuncInfo,\n)\n\n");
+	  "    ReductionOpInfo,\n    SampleInput,\n    UnaryUfuncInfo,\n)\n");
+	if (file != 0) /* as PyTorch's definitions files take them */
+		P("from torch.testing._internal.opinfo.core import L, M, S, XS\n");
+	P("\n");
 	P("try:\n    import numpy as np\nexcept ImportError:  # the references need only names\n"
 	  "    from torch.testing._internal.opinfo.core import numpy_stand_in as np\n");
 	if (file == 0)
 		P("from torch.testing._internal.opinfo.definitions import op_db as "
-		  "_definitions_op_db\n");
+		  "_definitions_op_db\n\n"
+		  "L = 20\nM = 10\nS = 5\nXS = 3\n");
 	if (render_samples(g, file))
 		return ERR_LIMIT;
 	P("\n\nop_db: List[OpInfo] = [\n");
@@ -318,8 +333,10 @@ int fixture__render_opinfo(struct fx_gen *g, uint32_t file)
 		const struct fx_op *o = &g->ops[i];
 		if (!o->has_info || o->info_file != file)
 			continue;
+		const char *dexpr, *dtruth;
+		fixture__op_dtypes(i, &dexpr, &dtruth);
 		P("    %s(\n        '%s',\n", info_class(o->kind), o->name);
-		P("        ref=np.%s,\n        dtypes=floating_types(),\n", o->name);
+		P("        ref=np.%s,\n        dtypes=%s,\n", o->name, dexpr);
 		P("        sample_inputs_func=sample_inputs_%s,\n", o->name);
 		P("        decorators=(toleranceOverride({torch.float16: tol(atol=%ue-3, "
 		  "rtol=0)}),),\n",

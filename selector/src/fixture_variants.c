@@ -182,9 +182,11 @@ int fixture__render_variant_entry(struct fx_gen *g, uint32_t file)
 	if (file != 0 || vo == FX_NONE)
 		return 0;
 	const struct fx_op *o = &g->ops[vo];
+	const char *dexpr, *dtruth;
+	fixture__op_dtypes(vo, &dexpr, &dtruth);
 	P("    BinaryUfuncInfo(\n        '%s',\n        variant_test_name='" VAR_VTN "',\n",
 	  o->name);
-	P("        ref=np.%s,\n        dtypes=floating_types(),\n", o->name);
+	P("        ref=np.%s,\n        dtypes=%s,\n", o->name, dexpr);
 	P("        sample_inputs_func=sample_inputs_%s,\n", o->name);
 	P("        decorators=(toleranceOverride({torch.float16: tol(atol=%ue-3, rtol=0)}),),\n",
 	  o->v_info);
@@ -328,4 +330,9 @@ int fixture__write_variants_truth(struct fx_gen *g, const char *dir)
 	int rc = write_lines(g, path, "w", false);
 	snprintf(path, sizeof path, "%s/.ground_truth/tests.jsonl", dir);
 	return rc ? rc : write_lines(g, path, "a", true);
+}
+
+int fixture__write_opinfos_truth(struct fx_gen *g, const char *dir)
+{
+	return fixture__write_opinfo_truth(g, dir, fixture__variant_op(g), VAR_VTN);
 }

@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/jsonx.h"
 #include "select_internal.h"
+#include "testspecs/cases.h"
 
 const char *selector_fmt_count(size_t n, char *buf, size_t size)
 {
@@ -111,12 +112,30 @@ static int add_stages(json_t *root, const struct select_report *rep)
 	return 0;
 }
 
+/* "case_sources": {"OpInfo sample_inputs_func shapes": 12, ...} when any case has one. */
+static int add_sources(json_t *o, const struct select_test *t)
+{
+	json_t *src = NULL;
+	for (int s = 1; s < SELECT_CASE_SOURCES; s++) {
+		if (!t->kernel_by_source[s])
+			continue;
+		if (!src && jx_set_new(o, "case_sources", src = json_object()) < 0)
+			return ERR_NOMEM;
+		if (jx_set_int(src, testspecs_source_name((enum spec_case_source)s),
+			       (int64_t)t->kernel_by_source[s]) < 0)
+			return ERR_NOMEM;
+	}
+	return 0;
+}
+
 static int add_test(json_t *a, const struct select_test *t)
 {
 	json_t *o = json_object(), *rs = json_array();
 	if (jx_append_new(a, o) < 0 || jx_set_new(o, "reasons", rs) < 0 ||
 	    jx_set_str(o, "id", t->id) < 0 || jx_set_new(o, "score", num(t->score)) < 0 ||
 	    jx_set_int(o, "kernel_cases", (int64_t)t->kernel_cases) < 0)
+		return ERR_NOMEM;
+	if (add_sources(o, t) < 0)
 		return ERR_NOMEM;
 	for (size_t i = 0; i < t->n_reasons; i++) {
 		json_t *r = json_object();
@@ -220,6 +239,21 @@ static void explain_variants(const struct select_test *t, FILE *out)
 		fprintf(out, "      ... %zu more\n", t->n_variants_all - t->n_variants);
 }
 
+/* Where an @ops test's cases came from, by source: "from OpInfo sample_inputs_func shapes 12,
+ * the op's default samples 4". */
+static void explain_sources(const struct select_test *t, FILE *out)
+{
+	size_t n = 0;
+	for (int s = 1; s < SELECT_CASE_SOURCES; s++) {
+		if (!t->kernel_by_source[s])
+			continue;
+		fprintf(out, "%s%s %zu", n++ ? ", " : "      from ",
+			testspecs_source_name((enum spec_case_source)s), t->kernel_by_source[s]);
+	}
+	if (n)
+		fputc('\n', out);
+}
+
 static void explain_stage3(const struct select_test *t, FILE *out)
 {
 	if (t->fate < SELECT_ELIGIBLE) {
@@ -236,6 +270,7 @@ static void explain_stage3(const struct select_test *t, FILE *out)
 	fprintf(out, "    %zu kernel cases by rule %s (%zu unsupported)%s%s%s\n", t->kernel_cases,
 		t->case_rule, t->kernel_unsupported, t->smoke ? "; smoke" : "",
 		t->case_why ? ": " : "", t->case_why ? t->case_why : "");
+	explain_sources(t, out);
 	explain_variants(t, out);
 }
 

@@ -227,6 +227,8 @@ int selector_scan(struct scan_file **out, const char *path, const char *module_p
 		rc = scan_lines(&st);
 		if (!rc)
 			rc = scan__generated(f, arena, st.d, len);
+		if (!rc)
+			rc = scan__opsamples(f, arena, st.d, len);
 	}
 	free(st.pending);
 	free(st.regs);

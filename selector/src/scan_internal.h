@@ -22,6 +22,11 @@ struct arena {
 };
 void *scan__alloc(struct arena *a, size_t n); /* zeroed, NULL on failure */
 char *scan__strndup(struct arena *a, const char *s, size_t n);
+/* An OpInfo's dtypes= text evaluated (scan_opsamples.c): *out is the canonical list or NULL
+ * when not evaluable; ERR_NOMEM only. */
+int scan__dtypes_eval(struct arena *a, const char *s, size_t n, const char **out);
+/* After a scan: each op entry's sample function's literal shapes (scan_opsamples.c). */
+int scan__opsamples(struct scan_file *f, struct arena *a, const char *d, size_t len);
 void scan__arena_free(struct arena *a);
 
 /* Fills f->generated from the text once the rest of the scan is done (scan_generated.c). */

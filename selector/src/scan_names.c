@@ -250,6 +250,7 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 	const struct tok *t = &ll->toks[i];
 	bool known = known_kind(st->d + t->off, t->len);
 	const struct tok *first = NULL, *name_kw = NULL, *aten = NULL, *variant = NULL;
+	const struct tok *sfunc = NULL, *dt0 = NULL, *dt1 = NULL;
 	size_t a = i + 2, nargs = 0;
 	for (size_t k = i + 2; k <= close; k++) {
 		const struct tok *x = &ll->toks[k];
@@ -272,6 +273,12 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 				aten = v;
 			else if (v && v->kind == TOK_STRING && TOK_IS(st, h, "variant_test_name"))
 				variant = v;
+			else if (v && v->kind == TOK_NAME && TOK_IS(st, h, "sample_inputs_func"))
+				sfunc = v;
+			else if (kw && TOK_IS(st, h, "dtypes")) {
+				dt0 = &ll->toks[a + 2];
+				dt1 = &ll->toks[k - 1];
+			}
 			nargs++;
 		}
 		a = k + 1;
@@ -297,6 +304,11 @@ static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, si
 	o->variant_test_name = variant ? scan__string_value(st, variant) : NULL;
 	o->first_line = t->line;
 	o->last_line = ll->toks[close].line;
+	if (sfunc && !(o->sample_func = scan__strndup(st->arena, st->d + sfunc->off, sfunc->len)))
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
+	if (dt0 && scan__dtypes_eval(st->arena, st->d + dt0->off, dt1->off + dt1->len - dt0->off,
+				     &o->dtypes))
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
 	if (!o->kind || !o->name)
 		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
 	return scan__collect_uses_of(st, ll, i + 2, close,

@@ -52,11 +52,17 @@ static int add_drift(struct select_report *rep, enum select_drift_kind kind, con
 }
 
 /* The kernel cases of one eligible test: counted, not kept (the runner expands them again). */
+_Static_assert(SELECT_CASE_SOURCES == SPEC_SOURCE_COUNT, "case sources");
+
 static int expand_cases(struct select_test *t, const struct spec_resolver *resolver,
 			const struct spec_set *set, const struct spec_decision *d,
-			const struct select_candidate *c, const struct spec_resolve_opts *ropts)
+			const struct select_candidate *c, const struct spec_resolve_opts *ropts,
+			const struct catalog *cat)
 {
 	struct spec_case_list list;
+	struct selector_opdb db;
+	if (selector_opdb_for(&db, cat, c->id) < 0)
+		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
 	struct spec_case_test ct = {
 		.test_id = c->id,
 		.tier = ropts->tier,
@@ -67,11 +73,15 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 		.n_body_ops = c->n_body_ops,
 		.is_test = ropts->is_test,
 		.is_test_ctx = ropts->is_test_ctx,
+		.opinfo_of = cat ? selector_opinfo_of : NULL,
+		.runs_op = cat ? selector_runs_op : NULL,
+		.opinfo_ctx = &db,
 	};
 	struct spec_expand_result res = { 0 };
 	testspecs_cases_init(&list);
 	int rc = testspecs_cases_expand(&list, resolver, set, &ct, &res);
 	testspecs_cases_finish(&list);
+	selector_opdb_finish(&db);
 	if (rc < 0)
 		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
 	if (!res.n_cases && res.why && !(t->case_why = strdup(res.why)))
@@ -79,13 +89,15 @@ static int expand_cases(struct select_test *t, const struct spec_resolver *resol
 	t->kernel_cases = res.n_cases;
 	t->kernel_unsupported = res.n_unsupported;
 	t->case_rule = testspecs_rule_name(res.rule);
+	memcpy(t->kernel_by_source, res.n_by_source, sizeof t->kernel_by_source);
 	return 0;
 }
 
 static int take_decision(struct select_report *rep, struct select_test *t,
 			 const struct spec_resolver *resolver, const struct spec_set *set,
 			 const struct spec_decision *d, const struct select_candidate *c,
-			 const struct spec_resolve_opts *ropts, const char *smoke)
+			 const struct spec_resolve_opts *ropts, const char *smoke,
+			 const struct catalog *cat)
 {
 	t->mode = d->mode;
 	t->listed = d->listed;
@@ -106,13 +118,13 @@ static int take_decision(struct select_report *rep, struct select_test *t,
 	if (!d->eligible)
 		return 0;
 	t->fate = SELECT_ELIGIBLE;
-	return expand_cases(t, resolver, set, d, c, ropts);
+	return expand_cases(t, resolver, set, d, c, ropts, cat);
 }
 
 static int run_one(struct select_report *rep, const struct spec_set *set,
 		   const struct spec_resolver *resolver, const struct select_candidate *c,
 		   const struct spec_resolve_opts *ropts, const char *smoke,
-		   struct spec_decision *d)
+		   const struct catalog *cat, struct spec_decision *d)
 {
 	struct select_test *t;
 	int rc = select__add_test(rep, c->id, c->reasons, c->n_reasons, &t);
@@ -127,7 +139,7 @@ static int run_one(struct select_report *rep, const struct spec_set *set,
 	}
 	if (rc < 0)
 		return err_prefix("stage 3: resolving '%s': ", c->id);
-	return take_decision(rep, t, resolver, set, d, c, ropts, smoke);
+	return take_decision(rep, t, resolver, set, d, c, ropts, smoke, cat);
 }
 
 /* The head catalog's ids, for the resolver's variant rule (a longer test's name is its own). */
@@ -156,6 +168,7 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 	if (!opts)
 		opts = &none;
 	const char *smoke = opts->smoke_label ? opts->smoke_label : "smoke";
+	const struct catalog *opdb = opts->opdb ? opts->opdb : opts->catalog;
 	struct strmap ids = { 0 };
 	struct spec_resolve_opts ropts = { .tier = opts->tier,
 					   .is_test = catalog_has,
@@ -166,7 +179,7 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 	size_t first = rep->n_tests, eligible = 0;
 	int rc = index_ids(&ids, opts, cands, n_cands);
 	for (size_t i = 0; i < n_cands && rc == 0; i++) {
-		rc = run_one(rep, set, resolver, &cands[i], &ropts, smoke, d);
+		rc = run_one(rep, set, resolver, &cands[i], &ropts, smoke, opdb, d);
 		if (rc == 0 && opts->catalog)
 			rc = select__variants(&rep->tests[rep->n_tests - 1], opts->catalog,
 					      resolver, &ropts, d);

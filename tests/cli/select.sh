@@ -24,7 +24,9 @@ SHAPE='[s["name"] for s in d["stages"]] == ["changes", "impact", "eligibility", 
  and all(d["stages"][i]["in"] == d["stages"][i - 1]["out"] for i in (2, 3))
  and d["stages"][0]["in"] == d["stages"][1]["in"]
  and d["stages"][3]["out"] == len(d["tests"])
- and all(sorted(t) == ["id", "kernel_cases", "reasons", "score"] for t in d["tests"])
+ and all(sorted(set(t) - {"case_sources"}) == ["id", "kernel_cases", "reasons", "score"]
+         for t in d["tests"])
+ and all(sum(t.get("case_sources", {}).values()) <= t["kernel_cases"] for t in d["tests"])
  and all(t["reasons"] and "::" in t["id"] and not t["id"].startswith("/") for t in d["tests"])
  and isinstance(d["drift"], list) and isinstance(d["fallback"]["active"], bool)'
 

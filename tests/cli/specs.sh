@@ -161,8 +161,51 @@ check "the summary counts" grep -q "^upstream DIR: [0-9]* collectable tests; " "
 # its error, and the files after it are still checked (the golden holds their findings).
 check "a file that cannot load is named" grep -q "models.yaml: not checked against the upstream" "$err"
 check "with its error" grep -q "models.yaml:[0-9]*:[0-9]*: error: .*TORCH_DEVICE_ROOT" "$err"
-usage_error "--upstream fits only lint" "does not fit" explain --upstream "$tmp/up" \
-	--test T::t "$shipped"
+usage_error "--upstream fits only lint and explain" "does not fit" list --upstream "$tmp/up" \
+	"$shipped"
+
+# --- explain --upstream: an @ops test's cases from the generated op database, checked against
+# the generator's truth (.ground_truth/opinfos.jsonl) for the binary ops it has an entry for.
+cat >"$tmp/ops.yaml" <<'YAML'
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_op_variants.py
+      unlisted_test_mode: mandatory_success
+  global:
+    supported_dtypes: [{name: float16}, {name: float32}]
+    supported_ops: [add, sub, mul, div, maximum, minimum]
+YAML
+vid=test/test_op_variants.py::TestOpVariants::test_binary
+expect_rc 0 "explain --upstream" "$exe" specs explain --upstream "$tmp/up" --test "$vid" \
+	"$tmp/ops.yaml"
+check "explain --upstream says where the cases came from" grep -q "^from .*OpInfo" "$out"
+check "explain --upstream names each op's entry" \
+	grep -Eq "^  opinfo [a-z]+: BinaryUfuncInfo at torch/testing/_internal/" "$out"
+expect_rc 0 "explain --upstream --json" "$exe" specs explain --upstream "$tmp/up" \
+	--test "$vid" --json "$tmp/ops.yaml"
+check "cases by source add up, each source as the truth says" python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+truth = {}
+for line in open(sys.argv[2]):
+    t = json.loads(line)
+    if t["variant"] is None:
+        truth[t["name"]] = t
+src = d["case_sources"]
+assert sum(src.values()) == len(d["cases"]) > 0, src
+for c in d["cases"]:
+    t = truth.get(c["op"])
+    want = ("the op'"'"'s default samples" if t is None else
+            "OpInfo sample_inputs_func shapes" if t["shapes"] else "OpInfo dtypes")
+    assert c["source"] == want, (c, want)
+    if t and t["shapes"] and "why" not in c:
+        shape = "(" + ", ".join(map(str, c["shapes"][0])) + ("," if len(c["shapes"][0]) == 1 else "") + ")"
+        assert shape in t["shapes"].split(";"), (c, t)
+        assert c["dtype"] in t["dtypes"].split(","), (c, t)
+' "$out" "$tmp/up/.ground_truth/opinfos.jsonl"
+expect_rc 0 "explain without --upstream" "$exe" specs explain --test "$vid" "$tmp/ops.yaml"
+check "without --upstream no op database is known" bash -c '! grep -q "^  opinfo " "$1"' _ "$out"
+usage_error "explain --upstream of no repository" "nope" explain --upstream "$tmp/nope" \
+	--test "$vid" "$tmp/ops.yaml"
 expect_rc 2 "--upstream of no repository" "$exe" specs lint --upstream "$tmp/nope" "$shipped"
 
 # --- every example of the help page runs (from the repository's root).

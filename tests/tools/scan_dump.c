@@ -10,7 +10,8 @@
  *   def QUALNAME FIRST LAST deco=LINE async=0|1 decorators=NAME,NAME
  *   import SCOPE level=N module=M name=N local=L
  *   instantiate device|parametrized CLASS LINE
- *   opinfo KIND FIRST LAST aten=NAME|- variant=NAME|- name=NAME
+ *   opinfo KIND FIRST LAST aten=NAME|- variant=NAME|- dtypes=D,D|- sfunc=NAME|- samples=S;S|-
+ *          name=NAME
  *
  * With --time, prints instead the bytes scanned and the seconds the scanner took, the best of
  * five scans of each file (stderr). */
@@ -80,9 +81,11 @@ static void dump(const struct scan_file *f)
 	}
 	for (size_t i = 0; i < f->n_opinfos; i++) {
 		const struct scan_opinfo *o = &f->opinfos[i];
-		printf("opinfo %s %u %u aten=%s variant=%s name=%s\n", o->kind, o->first_line,
-		       o->last_line, o->aten_name ? o->aten_name : "-",
-		       o->variant_test_name ? o->variant_test_name : "-", o->name);
+		printf("opinfo %s %u %u aten=%s variant=%s dtypes=%s sfunc=%s samples=%s name=%s\n",
+		       o->kind, o->first_line, o->last_line, o->aten_name ? o->aten_name : "-",
+		       o->variant_test_name ? o->variant_test_name : "-",
+		       o->dtypes ? o->dtypes : "-", o->sample_func ? o->sample_func : "-",
+		       o->samples ? o->samples : "-", o->name);
 	}
 	for (size_t i = 0; i < f->n_globals; i++) {
 		const struct scan_global *g = &f->globals[i];

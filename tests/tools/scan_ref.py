@@ -11,7 +11,7 @@ normalised text form tests/tools/scan_dump.c prints from the scanner. One fact a
   def QUALNAME FIRST LAST deco=LINE async=0|1 decorators=NAME,NAME
   import SCOPE level=N module=M name=N local=L
   instantiate device|parametrized CLASS LINE
-  opinfo KIND FIRST LAST aten=NAME|- variant=NAME|- name=NAME
+  opinfo KIND FIRST LAST aten=NAME|- variant=NAME|- dtypes=D,D|- sfunc=NAME|- samples=S;S|- name=NAME
   global SCOPE NAME LINE             a module-level (SCOPE "-") or class-level binding
 
 What the scanner means, and how the reference says the same:
@@ -34,7 +34,14 @@ What the scanner means, and how the reference says the same:
   - Op database entries: every call of a name ending in "Info" (not a def or class line)
     whose first argument is one string literal, or, for the known kinds (OpInfo,
     UnaryUfuncInfo, ...), that has name="..."; KIND the callee's last name, FIRST its line,
-    LAST the closing parenthesis's line, aten_name= and variant_test_name= when string literals.
+    LAST the closing parenthesis's line, aten_name= and variant_test_name= when string literals;
+    dtypes= evaluated (a tuple or list of torch dtypes, or one of common_dtype's helpers such as
+    all_types_and(torch.half)) as canonical names in a fixed order; sfunc= sample_inputs_func=
+    when a plain name; samples= the shapes that function (a module-level def of the file) builds:
+    its parenthesized tuples of integer literals and S/M/L/XS (the file's module-level `S = 5`,
+    else PyTorch's 5/10/20/3) and the positional arguments of a call of a name starting with
+    "make" when they are all such elements (make_arg(S, S, device=d)), first 16 distinct in
+    source order, "(5, 10);(5,);()".
   - Globals: a name bound by an assignment statement that starts its line (`NAME = ...`, also
     `NAME = OTHER = ...`, `NAME: T = ...`, `NAME += ...`) at module level or in a class body
     (SCOPE the class's qualname), at any depth of if/for/while/with/try/match but not inside
@@ -92,9 +99,129 @@ def leading_dotted(e):
             return None
 
 
+DTYPE_ORDER = ["float16", "bfloat16", "float32", "float64", "complex32", "complex64",
+               "complex128", "uint8", "int8", "int16", "int32", "int64", "bool"]
+DTYPE_ALIAS = {"half": "float16", "float": "float32", "double": "float64", "chalf": "complex32",
+               "cfloat": "complex64", "cdouble": "complex128", "short": "int16", "int": "int32",
+               "long": "int64"}
+_FL, _CX = {"float32", "float64"}, {"complex64", "complex128"}
+_IN = {"uint8", "int8", "int16", "int32", "int64"}
+DTYPE_HELPERS = {
+    "empty_types": set(), "custom_types": set(),
+    "floating_types": _FL, "floating_types_and": _FL,
+    "floating_and_complex_types": _FL | _CX, "floating_and_complex_types_and": _FL | _CX,
+    "integral_types": _IN, "integral_types_and": _IN,
+    "all_types": _FL | _IN, "all_types_and": _FL | _IN,
+    "all_types_and_complex": _FL | _IN | _CX, "all_types_and_complex_and": _FL | _IN | _CX,
+    "complex_types": _CX, "complex_types_and": _CX,
+}
+
+
+def torch_dtype(e):
+    name = dotted(e)
+    if not name or not name.startswith("torch."):
+        return None
+    n = name[6:]
+    n = DTYPE_ALIAS.get(n, n)
+    return n if n in DTYPE_ORDER else None
+
+
+def eval_dtypes(e):
+    """dtypes= as the scanner evaluates it, or None."""
+    items = None
+    if isinstance(e, (ast.Tuple, ast.List)):
+        items, base = e.elts, set()
+    elif isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in DTYPE_HELPERS \
+            and not e.keywords:
+        items, base = e.args, set(DTYPE_HELPERS[e.func.id])
+    elif torch_dtype(e):
+        items, base = [e], set()
+    if items is None:
+        return None
+    for x in items:
+        d = torch_dtype(x)
+        if d is None:
+            return None
+        base.add(d)
+    return ",".join(d for d in DTYPE_ORDER if d in base)
+
+
+def size_consts(tree):
+    c = {"S": 5, "M": 10, "L": 20, "XS": 3}
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                isinstance(st.targets[0], ast.Name) and st.targets[0].id in c and \
+                isinstance(st.value, ast.Constant) and type(st.value.value) is int and \
+                st.col_offset == 0:
+            c[st.targets[0].id] = st.value.value
+    return c
+
+
+def shape_dims(elts, consts):
+    dims = []
+    for x in elts:
+        if isinstance(x, ast.Constant) and type(x.value) is int and 0 <= x.value <= 1 << 20:
+            dims.append(x.value)
+        elif isinstance(x, ast.Name) and x.id in consts:
+            dims.append(consts[x.id])
+        else:
+            return None
+    return dims
+
+
+def paren_after(source_lines, line, col):
+    """The (line, byte column) of the first '(' at or after a position, over blanks."""
+    while line <= len(source_lines):
+        b = source_lines[line - 1].encode()
+        while col < len(b) and b[col:col + 1] in (b" ", b"\t"):
+            col += 1
+        if col < len(b):
+            return (line, col)
+        line, col = line + 1, 0
+    return (line, col)
+
+
+def sample_shapes(fn, consts, source_lines):
+    """The literal shapes a sample function's header and body build: parenthesized tuples of
+    integers and size constants, and the leading arguments of a make... factory's call."""
+    found = []
+    nodes = [n for part in [fn.args] + fn.body for n in ast.walk(part)]
+    for n in nodes:
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if not name.startswith("make") or not n.args or len(n.args) > 8 or \
+                    any(k.arg is None for k in n.keywords):
+                continue
+            dims = shape_dims(n.args, consts)
+            if dims is not None:
+                found.append((paren_after(source_lines, f.end_lineno, f.end_col_offset), dims))
+            continue
+        if not isinstance(n, ast.Tuple) or len(n.elts) > 8:
+            continue
+        if source_lines[n.lineno - 1].encode()[n.col_offset:n.col_offset + 1] != b"(":
+            continue
+        dims = shape_dims(n.elts, consts)
+        if dims is not None:
+            found.append(((n.lineno, n.col_offset), dims))
+    out = []
+    for _, dims in sorted(found):
+        text = "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+        if text not in out and len(out) < 16:
+            out.append(text)
+    return ";".join(out) or None
+
+
 class Facts(ast.NodeVisitor):
-    def __init__(self, source):
+    def __init__(self, source, tree=None):
         self.source = source
+        self.module_defs = {}
+        self.consts = {}
+        if tree is not None:
+            for st in tree.body:
+                if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.module_defs.setdefault(st.name, st)
+            self.consts = size_consts(tree)
         self.names = []  # enclosing def/class names
         self.functions = []  # enclosing def qualnames
         self.lines = []
@@ -197,10 +324,17 @@ class Facts(ast.NodeVisitor):
             first = self.one_string(node.args[0]) if node.args else None
             name = first if first is not None else (kw.get("name") if kind in OPINFO_KINDS else None)
             if name is not None:
+                raw = {k.arg: k.value for k in node.keywords if k.arg}
+                dt = eval_dtypes(raw["dtypes"]) if "dtypes" in raw else None
+                sf = raw.get("sample_inputs_func")
+                sf = sf.id if isinstance(sf, ast.Name) else None
+                fn = self.module_defs.get(sf) if sf else None
+                smp = sample_shapes(fn, self.consts, self.source.splitlines()) if fn else None
                 self.lines.append(
                     f"opinfo {kind} {f.end_lineno} {node.end_lineno} "
                     f"aten={kw.get('aten_name') or '-'} "
-                    f"variant={kw.get('variant_test_name') or '-'} name={name}"
+                    f"variant={kw.get('variant_test_name') or '-'} "
+                    f"dtypes={dt or '-'} sfunc={sf or '-'} samples={smp or '-'} name={name}"
                 )
         self.generic_visit(node)
 
@@ -264,7 +398,7 @@ def facts(path):
         return out + [f"unparsable {type(e).__name__}: {e}"]
     if text.startswith("\ufeff"):
         text = text[1:]
-    v = Facts(text)
+    v = Facts(text, tree)
     v.visit(tree)
     bindings(tree.body, "-", text.splitlines() or [""], v.lines, set())
     return out + v.lines

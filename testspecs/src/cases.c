@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cases_int.h"
 #include "common/err.h"
 #include "scope.h"
 #include "spyre-emu/graph.h"
@@ -81,13 +82,6 @@ static const struct spec_op *supported_op(const struct spec_set *set, const char
 
 /* ---- one case ---- */
 
-struct shapes {
-	int nin;
-	int64_t v[SPEC_CASE_INPUTS_MAX][SPEC_CASE_DIMS_MAX];
-	int ndims[SPEC_CASE_INPUTS_MAX];
-	bool too_big; /* more inputs or dims than a case holds */
-};
-
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -154,31 +148,6 @@ static uint64_t call_hash(uint64_t h, const struct spec_sample_inputs *si)
 	}
 	return h;
 }
-
-/* What the resolver says about one op of the test: its row (NULL when the specs do not let
- * the op run for this test: not supported, not included, or excluded). */
-struct op_view {
-	const struct spec_decision_op *row;
-	const char *spec_name; /* the name the specs know the op by */
-};
-
-struct ctx {
-	struct spec_case_list *list;
-	const struct spec_set *set;
-	const struct spec_resolver *r;
-	const struct spec_case_test *t;
-	const char *resolve_id; /* the id the resolver is asked about */
-	const char *case_id;    /* the id the cases carry (and hash) */
-	const struct spec_test *entry;
-	enum spec_mode base;                   /* the test's mode */
-	const char *variant_op;                /* a device-generic id's op, else NULL */
-	enum spec_dtype variant_dtype;         /* a device-generic id's dtype, else NONE */
-	struct spec_decision *scratch;         /* per-op decisions */
-	struct spec_decision *variant_scratch; /* an op variant's own decision */
-	struct spec_expand_result *res;
-	const struct spec_sample_inputs *sample; /* rule 2: the call being expanded */
-	struct spec_set view; /* the set as the deciding entry's config sees it (scope.h) */
-};
 
 static const char *unsupported_why(const struct spec_op_map *m, enum spec_dtype d,
 				   const struct shapes *s, char *buf, size_t size)
@@ -285,6 +254,8 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 	const char *why = graph ? graph_why(d) : unsupported_why(m, d, s, cs->why, sizeof(cs->why));
 	if (!graph && (!why || (cs_in->spec_why && m)))
 		why = cs_in->spec_why ? cs_in->spec_why : why;
+	if (!why && c->shape_why)
+		why = c->shape_why;
 	if (why && why != cs->why)
 		snprintf(cs->why, sizeof(cs->why), "%s", why);
 	cs->unsupported = why != NULL;
@@ -320,6 +291,8 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 	uint64_t g = c->set->global.has_seed ? c->set->global.seed : 0;
 	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g)) & SEED_MASK;
 	cs->rule = rule;
+	cs->source = rule == SPEC_RULE_OPINFO ? c->source : SPEC_SOURCE_NONE;
+	c->res->n_by_source[cs->source]++;
 	cs->kernel = k;
 	cs->sample = rule == SPEC_RULE_SAMPLE_INPUTS ? c->sample : NULL;
 	cs->loc = loc;
@@ -340,9 +313,9 @@ static spec_dtype_mask dbit(enum spec_dtype d)
 /* Crosses shapes with dtypes: `only` when set (a kernel's or a tensor's dtype), else the op's
  * effective dtypes as the resolver gives them (only the id's dtype for a variant id). Whatever
  * the specs refuse is still listed, unsupported, with the reason. */
-static int add_crossed(struct ctx *c, const char *op, const struct op_view *vp,
-		       const struct shapes *s, enum spec_dtype only, enum spec_case_rule rule,
-		       const struct spec_kernel *k, struct spec_loc loc)
+int testspecs__add_crossed(struct ctx *c, const char *op, const struct op_view *vp,
+			   const struct shapes *s, enum spec_dtype only, enum spec_case_rule rule,
+			   const struct spec_kernel *k, struct spec_loc loc)
 {
 	const struct op_view v = *vp;
 	int rc;
@@ -361,6 +334,12 @@ static int add_crossed(struct ctx *c, const char *op, const struct op_view *vp,
 	}
 	if (only != SPEC_DTYPE_NONE)
 		want = dbit(only);
+	if (c->has_opinfo_dtypes && want && !(want & c->opinfo_dtypes)) {
+		cs.spec_why = "none of its effective dtypes is one of the OpInfo's dtypes";
+		return add_case(c, op, s, &cs, rule, k, loc);
+	}
+	if (c->has_opinfo_dtypes)
+		want &= c->opinfo_dtypes;
 	if (!want) {
 		cs.spec_why = "no effective dtype of this op is left for this test";
 		return add_case(c, op, s, &cs, rule, k, loc);
@@ -385,12 +364,12 @@ static int add_asked(struct ctx *c, const char *op, const struct shapes *s, enum
 {
 	struct op_view v;
 	int rc = op_view(c, op, &v);
-	return rc ? rc : add_crossed(c, op, &v, s, only, rule, k, loc);
+	return rc ? rc : testspecs__add_crossed(c, op, &v, s, only, rule, k, loc);
 }
 
 /* ---- shapes ---- */
 
-static void put_shape(struct shapes *s, const int64_t *v, size_t n)
+void testspecs__put_shape(struct shapes *s, const int64_t *v, size_t n)
 {
 	if (s->nin >= SPEC_CASE_INPUTS_MAX || n > SPEC_CASE_DIMS_MAX) {
 		s->too_big = true;
@@ -424,7 +403,7 @@ static int parse_sample(struct shapes *s, const char *text, size_t len)
 		dims[nd++] = cur;
 		cur = -1;
 		if (ch == ',') {
-			put_shape(s, dims, nd);
+			testspecs__put_shape(s, dims, nd);
 			nd = 0;
 		}
 	}
@@ -432,14 +411,14 @@ static int parse_sample(struct shapes *s, const char *text, size_t len)
 }
 
 /* The emulator's default samples of `op`, crossed with what the resolver's view allows. */
-static int add_default_samples(struct ctx *c, const char *op, const struct op_view *v,
-			       enum spec_case_rule rule, struct spec_loc loc)
+int testspecs__add_default_samples(struct ctx *c, const char *op, const struct op_view *v,
+				   enum spec_case_rule rule, struct spec_loc loc)
 {
 	const struct spec_op_map *m = testspecs_opmap_find(op);
 	const struct spyre_op_info *info = m ? spyre_op_find(m->emu) : NULL;
 	if (!info) { /* unsupported, but listed: one case with no shapes per dtype */
 		struct shapes none = { 0 };
-		return add_crossed(c, op, v, &none, SPEC_DTYPE_NONE, rule, NULL, loc);
+		return testspecs__add_crossed(c, op, v, &none, SPEC_DTYPE_NONE, rule, NULL, loc);
 	}
 	const char *p = info->samples;
 	for (int guard = 0; *p && guard < 64; guard++) {
@@ -448,7 +427,7 @@ static int add_default_samples(struct ctx *c, const char *op, const struct op_vi
 		struct shapes s;
 		int rc = parse_sample(&s, p, len);
 		if (!rc)
-			rc = add_crossed(c, op, v, &s, SPEC_DTYPE_NONE, rule, NULL, loc);
+			rc = testspecs__add_crossed(c, op, v, &s, SPEC_DTYPE_NONE, rule, NULL, loc);
 		if (rc)
 			return rc;
 		p = end ? end + 1 : p + len;
@@ -468,7 +447,8 @@ static int rule_kernels(struct ctx *c)
 			return err_set(ERR_INVAL, "graph '%s' did not load", k->graph.s);
 		if (k->g) { /* the test's mode; the kernel's dtype, else float16 */
 			for (int j = 0; j < k->g->ninputs && j < SPEC_CASE_INPUTS_MAX; j++)
-				put_shape(&s, k->g->input_shape[j], (size_t)k->g->input_ndim[j]);
+				testspecs__put_shape(&s, k->g->input_shape[j],
+						     (size_t)k->g->input_ndim[j]);
 			struct case_spec cs = { .dtype = k->dtype ? k->dtype : SPEC_DTYPE_FLOAT16,
 						.mode = c->base };
 			int rc = add_case(c, "graph", &s, &cs, SPEC_RULE_KERNELS, k, k->loc);
@@ -479,7 +459,7 @@ static int rule_kernels(struct ctx *c)
 		for (size_t j = 0; j < k->n_inputs; j++) {
 			const struct spec_kernel_input *in = &k->inputs[j];
 			const struct spec_ints *sh = in->is_tensor ? &in->tensor.shape : &in->shape;
-			put_shape(&s, sh->v, sh->n);
+			testspecs__put_shape(&s, sh->v, sh->n);
 		}
 		int rc = add_asked(c, k->op.s, &s, k->dtype, SPEC_RULE_KERNELS, k, k->loc);
 		if (rc)
@@ -529,9 +509,9 @@ static int rule_sample_inputs(struct ctx *c, size_t *used)
 		for (size_t j = 0; j < inc->sample_inputs.n_args; j++) {
 			const struct spec_arg *a = &inc->sample_inputs.args[j];
 			if (a->kind == SPEC_ARG_TENSOR)
-				put_shape(&s, a->tensor.shape.v, a->tensor.shape.n);
+				testspecs__put_shape(&s, a->tensor.shape.v, a->tensor.shape.n);
 			for (size_t q = 0; a->kind == SPEC_ARG_TENSOR_LIST && q < a->n_list; q++)
-				put_shape(&s, a->list[q].shape.v, a->list[q].shape.n);
+				testspecs__put_shape(&s, a->list[q].shape.v, a->list[q].shape.n);
 		}
 		(*used)++;
 		c->sample = &inc->sample_inputs;
@@ -609,7 +589,8 @@ static int expand_ops(struct ctx *c, const char *op, enum spec_case_rule rule, s
 	if (rc || !v.row)
 		return rc;
 	(*used)++;
-	return add_default_samples(c, op, &v, rule, loc);
+	return rule == SPEC_RULE_OPINFO ? testspecs__add_opinfo_cases(c, op, &v, loc)
+					: testspecs__add_default_samples(c, op, &v, rule, loc);
 }
 
 /* The ops an @ops test runs: the supported ops of its family, the ops its entry includes
@@ -621,7 +602,8 @@ static int rule_opinfo(struct ctx *c, size_t *used)
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < g->n_supported_ops; i++) {
 		const char *op = g->supported_ops[i].name.s;
-		if (family_admits(c->t->family, op))
+		int runs = c->t->runs_op ? c->t->runs_op(c->t->opinfo_ctx, op) : -1;
+		if (runs > 0 || (runs < 0 && family_admits(c->t->family, op)))
 			rc = expand_ops(c, op, SPEC_RULE_OPINFO, g->supported_ops[i].loc, used);
 	}
 	const struct spec_test *e = c->entry;

@@ -195,6 +195,13 @@ void selector_catalog_variants_finish(struct catalog_variants *v);
 /* The OpInfo entry kind ("UnaryUfuncInfo") of op `name` in the catalog's op database, or NULL. */
 const char *selector_catalog_op_kind(const struct catalog *cat, const char *name);
 
+/* The op database entry of op `name` as specs and test names spell it: its OpInfo name ("add"),
+ * "name.variant_test_name" ("div.floor_rounding") or the formatted name ("div_floor_rounding");
+ * the first entry of that name in path order, one without variant_test_name first for a bare
+ * name; Python reference entries left out. NULL when none; *path (may be NULL) its file. */
+const struct scan_opinfo *selector_catalog_opinfo(const struct catalog *cat, const char *name,
+						  const char **path);
+
 /* True when a test of opset `set` (and names) runs over op `name` of kind `kind` (may be NULL). */
 bool selector_catalog_test_covers_op(const struct catalog_test *t, const char *name,
 				     const char *kind);

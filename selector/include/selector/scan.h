@@ -123,8 +123,16 @@ struct scan_opinfo {
 					* (an f-string or bytes names no entry) */
 	const char *aten_name;         /* aten_name= when present, else NULL */
 	const char *variant_test_name; /* variant_test_name= when present, else NULL */
-	uint32_t first_line;           /* the callee's line */
-	uint32_t last_line;            /* the closing parenthesis's line */
+	/* dtypes= evaluated statically (a tuple of torch.X, floating_types(), all_types_and(
+	 * torch.half, ...)): canonical names in a fixed order, "float32,float64"; NULL when
+	 * absent or not evaluable. */
+	const char *dtypes;
+	const char *sample_func; /* sample_inputs_func= when a plain name, else NULL */
+	/* The literal shapes the sample function builds when it is defined in this file (tuples
+	 * of integers and the size constants S, M, L, XS): "(5, 10);(5,);()"; NULL when none. */
+	const char *samples;
+	uint32_t first_line; /* the callee's line */
+	uint32_t last_line;  /* the closing parenthesis's line */
 	/* The dotted names its arguments use, resolved as a function's are (`op=lambda x:
 	 * torch.a.f(x)`, `ref=np.add`): what running the entry's op may call. */
 	const char **uses;

@@ -57,6 +57,8 @@ struct select_candidate {
 enum select_fate { SELECT_IMPACTED = 2, SELECT_ELIGIBLE = 3, SELECT_SCHEDULED = 4 };
 
 #define SELECT_VARIANTS_SHOWN 64
+#define SELECT_CASE_SOURCES   4 /* = SPEC_SOURCE_COUNT */
+
 struct select_variant {
 	char *name; /* the suffix after the test's name: "mean", "fn_name_amax"; owned */
 	bool eligible;
@@ -79,7 +81,11 @@ struct select_test {
 	size_t kernel_cases; /* unsupported included */
 	size_t kernel_unsupported;
 	const char *case_rule; /* testspecs_rule_name(), static */
-	char *case_why;        /* why no case came (rule not_mappable), or NULL; owned */
+	/* rule opinfo: the cases by where their shapes and dtypes came from, indexed by
+	 * testspecs' enum spec_case_source (OpInfo sample shapes, OpInfo dtypes, default samples)
+	 */
+	size_t kernel_by_source[SELECT_CASE_SOURCES];
+	char *case_why; /* why no case came (rule not_mappable), or NULL; owned */
 	/* stage 3, variant by variant (when the catalog was given): the first
 	 * SELECT_VARIANTS_SHOWN of the catalog's variants of the test, each decided on its own;
 	 * n_variants_all counts them all; variants_why says why the list is open or a superset. */
@@ -157,6 +163,10 @@ struct select_stage3_opts {
 	/* Optional: the head catalog, for each candidate's variants (decided one by one, shown by
 	 * --explain). NULL: no variants are looked at. */
 	const struct catalog *catalog;
+	/* Optional: the head catalog whose op database gives @ops tests their cases (each op's
+	 * OpInfo shapes and dtypes, selector_opinfo_of). NULL: `catalog`'s; both NULL: the ops'
+	 * default samples. */
+	const struct catalog *opdb;
 	/* Optional: what stale drift learnt of each id in earlier runs with the same specs and
 	 * resolver (an id's resolution depends on nothing else), so that a run resolves only
 	 * the ids it has not seen. NULL: every id is resolved. */
@@ -166,6 +176,30 @@ struct select_stage3_opts {
 	void (*progress)(void *ctx, const char *what, size_t done, size_t total);
 	void *progress_ctx;
 };
+
+/* What an upstream catalog tells kernel-case expansion about one test (spec_case_test's
+ * opinfo_ctx): `cat` the catalog, `test` the test in it (NULL when it has none). */
+struct catalog;
+struct catalog_test;
+struct selector_opdb {
+	const struct catalog *cat;
+	const struct catalog_test *test;
+	void *ops_; /* private: the test's @ops variants as the catalog evaluates them, or NULL */
+};
+/* Fills one for test id `id` (a catalog may be NULL: nothing known): 0 or ERR_NOMEM.
+ * selector_opdb_finish() it after use. */
+int selector_opdb_for(struct selector_opdb *o, const struct catalog *cat, const char *id);
+void selector_opdb_finish(struct selector_opdb *o);
+/* spec_case_test.opinfo_of with a struct selector_opdb as ctx: the op's entry
+ * (selector_catalog_opinfo), also under the upstream name an emulator or call spelling maps to.
+ * The `where` text lives until the next call in the thread. */
+struct spec_opinfo;
+int selector_opinfo_of(void *opdb, const char *op, struct spec_opinfo *out);
+/* spec_case_test.runs_op: whether the test's @ops list runs op: its OpInfo entry is one of the
+ * variants the catalog evaluates the list to (selector_catalog_variants; a comprehension or
+ * filter(lambda ...) included); -1 when the catalog has no such test or cannot tell (a list
+ * not statically known). */
+int selector_runs_op(void *opdb, const char *op);
 
 /* Resolves the candidates, appends them to `rep` (eligible or not), expands the eligible ones
  * into kernel cases, and records drift. Fills stage 3's in and out. Returns 0, ERR_NOMEM, or

@@ -4,8 +4,11 @@
  *   1. the test entry's `kernels:` extension: exactly those cases;
  *   2. `edits.ops.include[]` entries with `sample_inputs_func`: those ops with those shapes;
  *   3. an @ops-parametrised test: every op of the specs' `global.supported_ops` that the test's
- *      op family admits and the emulator implements, with the op's default samples
- *      (spyre_ops[].samples: stick-aligned and unaligned shapes);
+ *      op family admits and the emulator implements (plus the entry's edits.ops.include, less
+ *      its edits.ops.exclude), each with what the op database says about it when the caller
+ *      knows its OpInfo entry (spec_opinfo): the shapes its sample_inputs_func builds, at its
+ *      dtypes; else the op's default samples (spyre_ops[].samples: stick-aligned and
+ *      unaligned shapes) at its dtypes when known; each case says which (spec_case_source);
  *   4. the ops the test body calls (the caller scans them) that the specs support and the
  *      emulator implements, with default samples;
  *   5. none: "not mappable", with the reason.
@@ -83,6 +86,28 @@ const char *testspecs_rule_name(enum spec_case_rule rule); /* "kernels", ..., "n
 enum spec_case_kind { SPEC_CASE_OP = 0, SPEC_CASE_GRAPH };
 /* A graph case's relayout mode (spec_kernel.relayout): "best", "ring", "devmem"; "?" else. */
 const char *testspecs_relayout_name(int relayout);
+/* Where a rule-3 case's shapes and dtypes came from: the best the caller knew for its op. */
+enum spec_case_source {
+	SPEC_SOURCE_NONE = 0,       /* not rule 3: its own rule says it all */
+	SPEC_SOURCE_OPINFO_SAMPLES, /* the OpInfo's sample_inputs_func shapes (at its dtypes) */
+	SPEC_SOURCE_OPINFO_DTYPES,  /* the op's default samples at the OpInfo's dtypes */
+	SPEC_SOURCE_DEFAULT,        /* the op's default samples: nothing better is known */
+	SPEC_SOURCE_COUNT
+};
+/* "OpInfo sample_inputs_func shapes", "OpInfo dtypes", "the op's default samples", "-". */
+const char *testspecs_source_name(enum spec_case_source source);
+
+#define SPEC_OPINFO_SHAPES_MAX 16 /* sample shapes used per op */
+
+/* What the op database says about one op, as far as a static read of it can tell. */
+struct spec_opinfo {
+	const char *kind;        /* "BinaryUfuncInfo", "ReductionOpInfo", ... */
+	const char *dtypes;      /* its dtypes=: "float16,float32" (torch names); NULL: not known */
+	const char *shapes;      /* its sample_inputs_func's literal shapes: "(5, 10);(5,);()";
+				  * NULL: none known */
+	const char *sample_func; /* the function's name; NULL when not a plain name */
+	const char *where;       /* "path:line" of the entry, for explanations; may be NULL */
+};
 
 struct spec_case {
 	char id[17]; /* 16 hex digits */
@@ -98,6 +123,7 @@ struct spec_case {
 	enum spec_mode mode; /* after force_xfail */
 	uint64_t seed;
 	enum spec_case_rule rule;
+	enum spec_case_source source; /* rule 3: where its shapes and dtypes came from */
 	bool unsupported;
 	char why[128];                    /* why unsupported; "" otherwise */
 	const struct spec_kernel *kernel; /* rule 1: its params; else NULL (points into the set) */
@@ -130,6 +156,14 @@ struct spec_case_test {
 	size_t n_body_ops;
 	int (*is_test)(void *ctx, const char *id); /* spec_resolve_opts.is_test; may be NULL */
 	void *is_test_ctx;
+	/* Rule 3: the op database's entry for an op as the specs name it ("add",
+	 * "div.no_rounding_mode"): 1 and *out filled (pointers valid while the caller's data
+	 * lives), or 0 when none is known. NULL: no op database (default samples). */
+	int (*opinfo_of)(void *ctx, const char *op, struct spec_opinfo *out);
+	/* Rule 3: whether the test's @ops list runs the supported op `op` (1), does not (0), or
+	 * is not known (-1: the family decides), asked with opinfo_ctx. NULL: the family. */
+	int (*runs_op)(void *ctx, const char *op);
+	void *opinfo_ctx;
 };
 
 struct spec_expand_result {
@@ -142,6 +176,7 @@ struct spec_expand_result {
 	char reason[256];              /* the resolver's reason when it refused the test */
 	size_t n_cases;                /* appended, unsupported ones included */
 	size_t n_unsupported;
+	size_t n_by_source[SPEC_SOURCE_COUNT]; /* cases by spec_case_source */
 };
 
 struct spec_resolver;
