@@ -67,7 +67,7 @@ bool dc_event_is_periodic(enum dc_event e);
 /* Parses job.json's text; `name` is the file's name in errors. ERR_INVAL / ERR_LIMIT with
  * "name:line: ..." in err_last(). */
 int dc_job_parse(struct dc_job *out, const char *name, const char *text, size_t len);
-/* Reads DIR/job.json. */
+/* Reads the job file at `path` (a job.json; at most DC_JOB_FILE_MAX bytes), as dc_job_parse. */
 int dc_job_load(struct dc_job *out, const char *path);
 void dc_job_finish(struct dc_job *job);
 
