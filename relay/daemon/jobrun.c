@@ -21,13 +21,15 @@
 #include "executors/adapters.h"
 #include "executors/report.h"
 #include "metrics.h"
+#include "outbox_store.h"
 
+/* The outbox on a store handle of its own, which the outbox owns: the caller's thread uses it
+ * alone, as it does every store handle. */
 int jobrun_open(struct jobrun *jr, const struct config *c)
 {
-	char path[PATH_TEXT_MAX];
-	if (snprintf(path, sizeof(path), "%s/spyre-ci.db", c->state_dir) >= (int)sizeof(path))
-		return err_set(ERR_LIMIT, "state_dir is too long");
-	return dc_outbox_sqlite_open(&jr->ob, path);
+	struct store *s = NULL;
+	int rc = store_sqlite_open(&s, c->state_dir);
+	return rc ? rc : outbox_store_open(&jr->ob, s, true);
 }
 
 void jobrun_close(struct jobrun *jr)

@@ -1,4 +1,4 @@
-/* The outbox sender: one thread that drains the outbox table of the store's database to the
+/* The outbox sender: one thread that drains the store's outbox (outbox_store.h) to the
  * configured targets (dashboard.crcr_url, dashboard.hud_url) through dashboard-client's drain
  * loop: claim (the attempt recorded first), post, settle; retries with backoff up to
  * dashboard.retry_max_s between attempts. The targets take turns: when one has nothing due,
