@@ -15,7 +15,7 @@ static int open_sqlite(struct dc_outbox **out, const char *d)
 	return dc_outbox_sqlite_open(out, path);
 }
 
-static const struct outbox_impl sqlite_impl = { "sqlite", open_sqlite };
+const struct outbox_impl outbox_sqlite_impl = { "sqlite", "outbox.sqlite", open_sqlite };
 
 static void setup(void)
 {
@@ -35,4 +35,4 @@ static void teardown(void)
 
 TestSuite(outbox, .init = setup, .fini = teardown);
 
-OUTBOX_CONTRACT_TESTS(outbox, &sqlite_impl, dir)
+OUTBOX_CONTRACT_TESTS(outbox, &outbox_sqlite_impl, dir)

@@ -1,5 +1,5 @@
 /* The daemon's store-backed outbox (outbox_store.c over store_sqlite_outbox.c) against the
- * same contract cases as dashboard-client's SQLite outbox. */
+ * same contract and crash cases as dashboard-client's SQLite outbox. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@ static int open_store(struct dc_outbox **out, const char *d)
 	return rc ? rc : outbox_store_open(out, s, true);
 }
 
-static const struct outbox_impl store_impl = { "store", open_store };
+static const struct outbox_impl store_impl = { "store", "spyre-ci.db", open_store };
 
 static void setup(void)
 {
@@ -39,6 +39,7 @@ static void teardown(void)
 TestSuite(outbox_store, .init = setup, .fini = teardown);
 
 OUTBOX_CONTRACT_TESTS(outbox_store, &store_impl, dir)
+OUTBOX_CRASH_TESTS(outbox_store_crash, &store_impl)
 
 /* The store's own view of the same table: the depth it reports is the outbox's pending. */
 Test(outbox_store, depth_counts_what_the_outbox_holds)
