@@ -23,13 +23,10 @@
 #include "metrics.h"
 #include "outbox_store.h"
 
-/* The outbox on a store handle of its own, which the outbox owns: the caller's thread uses it
- * alone, as it does every store handle. */
-int jobrun_open(struct jobrun *jr, const struct config *c)
+/* The outbox on the caller's store handle: the thread that uses the one uses the other. */
+int jobrun_open(struct jobrun *jr, struct store *s)
 {
-	struct store *s = NULL;
-	int rc = store_sqlite_open(&s, c->state_dir);
-	return rc ? rc : outbox_store_open(&jr->ob, s, true);
+	return outbox_store_open(&jr->ob, s, false);
 }
 
 void jobrun_close(struct jobrun *jr)

@@ -33,7 +33,8 @@ struct jobrun {
 	struct metrics *metrics;
 };
 
-int jobrun_open(struct jobrun *jr, const struct config *c);
+/* The outbox on `s` (which stays the caller's to close, after jobrun_close()). */
+int jobrun_open(struct jobrun *jr, struct store *s);
 void jobrun_close(struct jobrun *jr);
 
 /* Makes the reports directory, writes job.json and queues in_progress. A job that came from a

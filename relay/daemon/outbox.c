@@ -123,11 +123,15 @@ void *outbox_main(void *arg)
 {
 	struct daemon *d = arg;
 	struct jobrun jr = { 0 };
+	struct store *s = NULL;
 	struct cfg_ref *cfg = daemon_cfg_get(d);
-	int rc = jobrun_open(&jr, &cfg->c);
+	int rc = store_sqlite_open(&s, cfg->c.state_dir);
 	daemon_cfg_put(cfg);
+	if (rc == 0)
+		rc = jobrun_open(&jr, s);
 	if (rc < 0) {
 		log_error("outbox: %s", err_last());
+		store_close(s);
 		return NULL;
 	}
 	struct target tg[2] = { { .name = OUTBOX_TARGET_CRCR, .format = DC_FORMAT_CRCR },
@@ -148,5 +152,6 @@ void *outbox_main(void *arg)
 	for (int i = 0; i < 2; i++)
 		dc_transport_destroy(tg[i].t);
 	jobrun_close(&jr);
+	store_close(s);
 	return NULL;
 }
