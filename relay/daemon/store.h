@@ -7,7 +7,9 @@
  * the poller never make two jobs for one tip), selections, results, outbox, poller cursors.
  * The outbox operations keep dashboard-client/outbox.h's promises word for word (they take its
  * types), so that relay/daemon/outbox_store.c can hand them to dc_drain() as a dc_outbox.
- * One store handle is used by one thread at a time: each thread opens its own. */
+ * The built-in dashboard's reads and its receiver's HUD messages are a second table of the
+ * backend's (store_dash.h), reached through store_ops.dash. One store handle is used by one
+ * thread at a time: each thread opens its own. */
 #ifndef RELAY_DAEMON_STORE_H
 #define RELAY_DAEMON_STORE_H
 
@@ -18,6 +20,8 @@
 #include "dashboard-client/outbox.h"
 
 #define STORE_SCHEMA_VERSION 4
+
+struct store_dash_ops;
 
 enum job_state {
 	JOB_QUEUED = 0,
@@ -152,6 +156,8 @@ struct store_ops {
 	/* Delivered and dead messages pending again, due now, attempts kept; *n counts them. */
 	int (*outbox_requeue)(struct store *s, const char *target, uint64_t *n);
 	int (*ping)(struct store *s);
+	/* What the built-in dashboard reads and its receiver writes (store_dash.h). */
+	const struct store_dash_ops *dash;
 };
 
 struct store {

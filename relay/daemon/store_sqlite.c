@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "store.h"
+#include "store_dash.h"
 #include "store_sqlite.h"
 
 static const char *const sql[STORE__OB_FIRST] = {
@@ -693,6 +694,7 @@ const struct store_ops store__sqlite_ops = {
 	.outbox_each_dead = store__outbox_each_dead,
 	.outbox_requeue = store__outbox_requeue,
 	.ping = sq_ping,
+	.dash = &store__sqlite_dash_ops,
 };
 
 const char *job_state_name(enum job_state s)
