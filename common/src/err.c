@@ -53,8 +53,13 @@ int err_prefix(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return err_code_last;
-	/* Shift the old detail right to make room for "prefix: ", cutting its tail if needed. */
+	/* Shift the old detail right to make room for "prefix: ", cutting its tail if needed. A
+	 * prefix written with its own separator ("file x: ") is taken without it. */
 	size_t plen = strlen(prefix);
+	while (plen > 0 && prefix[plen - 1] == ' ')
+		plen--;
+	if (plen > 0 && prefix[plen - 1] == ':')
+		plen--;
 	if (plen > ERR_TEXT_MAX - 3)
 		plen = ERR_TEXT_MAX - 3;
 	size_t olen = strlen(err_text);

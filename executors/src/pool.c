@@ -36,29 +36,45 @@ _Static_assert(sizeof(struct exec_result) <= EXEC_FRAME_MAX, "a result fits one 
 
 /* ---- the worker side ---- */
 
-static void worker_setup(const struct pool *p, int self)
+/* Closes every descriptor above stderr but the worker's two pipes: the parent's listening
+ * socket, database files and the other workers' pipes are not the worker's to hold. A worker
+ * still alive for a moment after its parent was killed would otherwise keep the parent's port
+ * bound, and the restarted daemon could not listen. */
+static void close_inherited(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+	unsigned int ranges[3][2] = { { 3, (unsigned int)lo - 1 },
+				      { (unsigned int)lo + 1, (unsigned int)hi - 1 },
+				      { (unsigned int)hi + 1, ~0U } };
+	for (int i = 0; i < 3; i++) {
+		if (ranges[i][0] > ranges[i][1])
+			continue;
+		if (close_range(ranges[i][0], ranges[i][1], 0) == 0)
+			continue;
+		long max = sysconf(_SC_OPEN_MAX); /* a kernel without close_range (before 5.9) */
+		for (long fd = ranges[i][0]; fd <= (long)ranges[i][1] && fd < max; fd++)
+			close((int)fd);
+	}
+}
+
+static void worker_setup(const struct pool *p, pid_t parent, int in, int out)
 {
 	signal(SIGINT, SIG_IGN); /* the parent decides when a worker stops */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the parent */
-	for (int j = 0; j < p->nw; j++) {
-		if (j == self)
-			continue;
-		if (p->w[j].to >= 0)
-			close(p->w[j].to);
-		if (p->w[j].from >= 0)
-			close(p->w[j].from);
-	}
+	if (getppid() != parent)          /* it died before the line above */
+		_exit(0);
+	close_inherited(in, out);
 #if !EXEC_UNDER_ASAN /* ASan's shadow memory is terabytes of address space */
 	struct rlimit rl = { p->mem, p->mem };
 	setrlimit(RLIMIT_AS, &rl);
 #endif
 }
 
-static _Noreturn void worker_main(const struct pool *p, int self, int in, int out)
+static _Noreturn void worker_main(const struct pool *p, pid_t parent, int in, int out)
 {
-	worker_setup(p, self);
+	worker_setup(p, parent, in, out);
 	static unsigned char buf[EXEC_FRAME_HEADER + EXEC_FRAME_MAX];
 	for (;;) {
 		uint32_t type;
@@ -99,6 +115,7 @@ static int spawn(struct pool *p, int j)
 		return err_set_errno(ERR_IO, "pool: pipe");
 	}
 	fflush(NULL); /* a worker must not write the parent's buffered output again */
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(down[0]), close(down[1]), close(up[0]), close(up[1]);
@@ -107,7 +124,7 @@ static int spawn(struct pool *p, int j)
 	if (pid == 0) {
 		close(down[1]);
 		close(up[0]);
-		worker_main(p, j, down[0], up[1]);
+		worker_main(p, parent, down[0], up[1]);
 	}
 	close(down[0]);
 	close(up[1]);

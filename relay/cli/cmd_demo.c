@@ -139,11 +139,13 @@ struct watch {
 	char why[1024];
 };
 
+/* The dashboard's funnel: files changed -> tests impacted -> eligible -> scheduled. */
 static void say_funnel(const struct watch *w, const json_t *f)
 {
-	printf("  job %lld: funnel: %lld candidates -> %lld impacted -> %lld eligible -> %lld "
+	long long files = (long long)json_integer_value(json_object_get(f, "changed_files"));
+	printf("  job %lld: funnel: %lld changed file%s -> %lld impacted -> %lld eligible -> %lld "
 	       "scheduled\n",
-	       (long long)w->id, (long long)json_integer_value(json_object_get(f, "candidates")),
+	       (long long)w->id, files, files == 1 ? "" : "s",
 	       (long long)json_integer_value(json_object_get(f, "impacted")),
 	       (long long)json_integer_value(json_object_get(f, "eligible")),
 	       (long long)json_integer_value(json_object_get(f, "scheduled")));

@@ -205,9 +205,10 @@ static int load_history(const char *path, json_t **json, struct select_history *
 		return err_prefix("--history %s: ", path);
 	*json = jx_loadb(data, len, SELECT_HISTORY_MAX);
 	free(data);
+	if (!*json)
+		return err_prefix("--history %s", path);
 	if (!json_is_object(*json))
-		return err_set(ERR_INVAL, "--history %s: %s", path,
-			       *json ? "not a JSON object of test ids" : err_last());
+		return err_set(ERR_INVAL, "--history %s: not a JSON object of test ids", path);
 	h->v = calloc(json_object_size(*json) + 1, sizeof *h->v);
 	if (!h->v)
 		return err_set(ERR_NOMEM, "--history %s", path);
@@ -369,7 +370,8 @@ const char cmd_select_help[] =
     "  --cache DIR      keep the scanned files in DIR, keyed by blob id: the next run\n"
     "                   re-scans only the files that changed (delete DIR to clear it)\n"
     "  --json           {stages: [4 x {name, in, out}], tests: [{id, score, reasons,\n"
-    "                   kernel_cases}], drift, fallback, estimate_seconds[, shards]}\n"
+    "                   kernel_cases}], drift, fallback, estimate_seconds, changed_files\n"
+    "                   [, shards]}\n"
     "  --explain TEST   every stage's decision for one test id (path::Class::method)\n"
     "\n"
     "Text output: the funnel on one line, then the scheduled tests with their reasons:\n"

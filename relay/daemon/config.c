@@ -65,7 +65,7 @@ static const struct ckey keys[] = {
 	  "shards stage 4 plans" },
 	{ "workers.count", CT_INT, 0, 64, "1", false, O(workers),
 	  "worker threads claiming jobs; 0: intake only" },
-	{ "workers.lease_s", CT_INT, 5, 86400, "300", true, O(lease_s),
+	{ "workers.lease_s", CT_INT, 2, 86400, "300", true, O(lease_s),
 	  "a claimed job's lease; renewed while it runs, reclaimed when it expires" },
 	{ "workers.max_attempts", CT_INT, 1, 100, "3", true, O(max_attempts),
 	  "claims of one job before it is marked failed" },

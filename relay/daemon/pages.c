@@ -5,8 +5,10 @@
 #include <microhttpd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/log.h"
 #include "common/num.h"
@@ -45,8 +47,8 @@ static int num_cell(struct buf *b, const json_t *v, const char *path)
 
 static int funnel_cells(struct buf *b, const json_t *j)
 {
-	static const char *const f[] = { "funnel.candidates", "funnel.impacted", "funnel.eligible",
-					 "funnel.scheduled" };
+	static const char *const f[] = { "funnel.changed_files", "funnel.impacted",
+					 "funnel.eligible", "funnel.scheduled" };
 	int rc = 0;
 	for (int i = 0; rc == 0 && i < 4; i++)
 		rc = num_cell(b, j, f[i]);
@@ -179,7 +181,7 @@ int pages_index_html(struct buf *b, const json_t *v)
 	if (rc == 0)
 		rc = buf_append_str(
 		    b, "<div class=\"box\"><table><tr><th>job</th><th>state</th><th>commit</th>"
-		       "<th>trigger</th><th>candidates</th><th>impacted</th><th>eligible</th>"
+		       "<th>trigger</th><th>changed files</th><th>impacted</th><th>eligible</th>"
 		       "<th>scheduled</th><th>passed</th><th>failed</th><th>other</th>"
 		       "<th>device time</th></tr>\n");
 	size_t i;
@@ -225,8 +227,17 @@ static enum MHD_Result page(struct MHD_Connection *c, json_t *v, bool html,
 	return html ? reply_html(c, v, render) : http__reply_json(c, 200, v);
 }
 
-/* GET /jobs/{id}/results.jsonl: the stored result lines, one JSON object a case. */
-static enum MHD_Result results_jsonl(struct daemon *d, struct MHD_Connection *c, int64_t id)
+/* The reports a job's page links to: a fixed name each, served from the job's reports
+ * directory; the request only picks one of these entries. */
+static const struct download {
+	const char *name, *type;
+} downloads[] = {
+	{ "results.jsonl", "application/x-ndjson" },
+	{ "junit.xml", "application/xml" },
+};
+
+/* results.jsonl rebuilt from the store: a job whose run wrote no file (an older daemon's). */
+static enum MHD_Result results_stored(struct daemon *d, struct MHD_Connection *c, int64_t id)
 {
 	json_t *v = pages_job_json(d, id);
 	if (!v || json_is_null(v))
@@ -251,25 +262,49 @@ static enum MHD_Result results_jsonl(struct daemon *d, struct MHD_Connection *c,
 	return ans;
 }
 
+/* GET /jobs/{id}/{junit.xml,results.jsonl}: the file the job's run wrote, as it wrote it. */
+static enum MHD_Result download(struct daemon *d, struct MHD_Connection *c, int64_t id,
+				const struct download *dl)
+{
+	char path[4096], *text = NULL;
+	size_t len = 0;
+	if (pages_report_path(d, path, sizeof(path), id, dl->name) < 0)
+		return http__error(c, 404, "no such report");
+	if (access(path, R_OK) != 0) {
+		if (dl == &downloads[0])
+			return results_stored(d, c, id);
+		return http__error(c, 404, "no such report");
+	}
+	if (fs_read_file(&text, &len, path, PAGES_REPORT_MAX) < 0) {
+		log_error("dashboard: %s", err_last());
+		return http__error(c, 500, "the report cannot be read");
+	}
+	enum MHD_Result ans = http__reply(c, 200, dl->type, text, len);
+	free(text);
+	return ans;
+}
+
 static const char *arg(struct MHD_Connection *c, const char *name)
 {
 	const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
 	return v && strlen(v) <= 256 ? v : NULL;
 }
 
-/* /jobs/{id}[/results.jsonl]: the id, and whether the download was asked for. */
-static int job_path(const char *rest, int64_t *id, bool *jsonl)
+/* /jobs/{id}[/{download}]: the id (digits only) and the download asked for, or NULL. */
+static int job_path(const char *rest, int64_t *id, const struct download **dl)
 {
 	char digits[24];
-	size_t n = strcspn(rest, "/");
-	*jsonl = false;
-	if (n == 0 || n >= sizeof(digits))
+	size_t n = strspn(rest, "0123456789");
+	*dl = NULL;
+	if (n == 0 || n >= sizeof(digits) || (rest[n] && rest[n] != '/'))
 		return -1;
 	memcpy(digits, rest, n);
 	digits[n] = 0;
-	if (rest[n] && strcmp(rest + n, "/results.jsonl") != 0)
+	for (size_t i = 0; rest[n] && i < sizeof(downloads) / sizeof(downloads[0]); i++)
+		if (!strcmp(rest + n + 1, downloads[i].name))
+			*dl = &downloads[i];
+	if (rest[n] && !*dl)
 		return -1;
-	*jsonl = rest[n] != 0;
 	return num_parse_i64(id, digits, 1, INT64_MAX);
 }
 
@@ -280,7 +315,7 @@ enum MHD_Result http__pages(struct daemon *d, struct MHD_Connection *c, const ch
 	bool api = !strncmp(url, "/api/dashboard", 14);
 	const char *p = api ? url + 14 : url;
 	int64_t id;
-	bool jsonl;
+	const struct download *dl;
 	if ((api && !*p) || (!api && !strcmp(p, "/"))) {
 		struct pages_filter f = { arg(c, "state"), arg(c, "branch"), PAGES_JOBS_DEFAULT };
 		const char *l = arg(c, "limit");
@@ -289,10 +324,10 @@ enum MHD_Result http__pages(struct daemon *d, struct MHD_Connection *c, const ch
 		return page(c, pages_index_json(d, &f), !api, pages_index_html);
 	}
 	if (!strncmp(p, "/jobs/", 6)) {
-		if (job_path(p + 6, &id, &jsonl) < 0 || (api && jsonl))
+		if (job_path(p + 6, &id, &dl) < 0 || (api && dl))
 			return http__error(c, 404, "no such job");
-		if (jsonl)
-			return results_jsonl(d, c, id);
+		if (dl)
+			return download(d, c, id, dl);
 		return page(c, pages_job_json(d, id), !api, pages_job_html);
 	}
 	if (!strcmp(p, "/trends")) {

@@ -5,6 +5,7 @@
 #define RELAY_DAEMON_PAGES_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/buf.h"
@@ -30,6 +31,10 @@ json_t *pages_index_json(struct daemon *d, const struct pages_filter *f);
 json_t *pages_job_json(struct daemon *d, int64_t id); /* json_null() for no such job */
 json_t *pages_trends_json(struct daemon *d, int64_t limit);
 json_t *pages_specs_json(struct daemon *d);
+
+/* state_dir/reports/{id}/{name}: where a job's run wrote its reports. `name` is one of the
+ * fixed names the caller chose, never text from a request. */
+int pages_report_path(struct daemon *d, char *path, size_t size, int64_t id, const char *name);
 
 /* HTML of each page from its JSON. */
 int pages_index_html(struct buf *b, const json_t *v);

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "daemon.h"
 #include "dashboard-client/encode.h"
@@ -17,19 +18,30 @@
 #include "pages.h"
 #include "store_dash.h"
 
+static const char *s_or(const json_t *v, const char *path, const char *dflt)
+{
+	const char *x = jx_get_str(v, path);
+	return x ? x : dflt;
+}
+
+/* The funnel as the issue words it: files changed (stage 1) -> tests impacted -> eligible ->
+ * scheduled; `changed_files` is null in a report written before it carried the count. */
 static json_t *stages_funnel(const json_t *report)
 {
 	const json_t *st = jx_get(report, "stages");
 	if (!json_is_array(st) || json_array_size(st) < 4)
 		return json_null();
-	static const char *const names[] = { "candidates", "impacted", "eligible", "scheduled" };
+	static const char *const names[] = { "impacted", "eligible", "scheduled" };
 	json_t *f = json_object();
 	json_int_t total = json_integer_value(json_object_get(json_array_get(st, 0), "in"));
 	jx_set_int(f, "tests", total);
-	for (int i = 0; i < 4; i++)
+	const json_t *cf = json_object_get(report, "changed_files");
+	jx_set_new(f, "changed_files",
+		   json_is_integer(cf) ? json_incref((json_t *)cf) : json_null());
+	for (int i = 0; i < 3; i++)
 		jx_set_int(
 		    f, names[i],
-		    json_integer_value(json_object_get(json_array_get(st, (size_t)i), "out")));
+		    json_integer_value(json_object_get(json_array_get(st, (size_t)i + 1), "out")));
 	return f;
 }
 
@@ -44,7 +56,7 @@ static json_t *tally(const json_t *results)
 	{
 		const char *o = jx_get_str(r, "outcome");
 		const json_t *dt = jx_get(r, "detail");
-		if (o && (!strcmp(o, "passed") || !strcmp(o, "xpassed")))
+		if (o && (!strcmp(o, "passed") || !strcmp(o, "xpassed") || !strcmp(o, "flaky")))
 			passed++;
 		else if (o && (!strcmp(o, "failed") || !strcmp(o, "error") ||
 			       !strcmp(o, "crashed") || !strcmp(o, "timed_out")))
@@ -53,8 +65,8 @@ static json_t *tally(const json_t *results)
 			other++;
 		if (json_is_object(dt)) {
 			device_us += json_number_value(json_object_get(dt, "device_us"));
-			flaky += json_is_true(json_object_get(dt, "flaky"));
 		}
+		flaky += o && !strcmp(o, "flaky");
 	}
 	return json_pack("{s:I,s:I,s:I,s:I,s:f}", "passed", (json_int_t)passed, "failed",
 			 (json_int_t)failed, "other", (json_int_t)other, "flaky", (json_int_t)flaky,
@@ -92,6 +104,22 @@ static git_repository *mirror(struct daemon *d)
 	return repo;
 }
 
+/* Queue time (creation to the last claim) and run time (claim to the last word of a job that
+ * ended), from the store's own stamps; null where the job has not got that far. */
+static void times_set(json_t *v, const struct job_row *j)
+{
+	bool ended = j->state == JOB_REPORTED || j->state == JOB_FAILED;
+	bool claimed = j->started_ms > 0 && j->started_ms >= j->created_ms;
+	jx_set_new(v, "started_ms", claimed ? json_integer(j->started_ms) : json_null());
+	jx_set_new(v, "queue_s",
+		   claimed ? json_real((double)(j->started_ms - j->created_ms) / 1e3)
+			   : json_null());
+	jx_set_new(v, "run_s",
+		   claimed && ended && j->updated_ms >= j->started_ms
+		       ? json_real((double)(j->updated_ms - j->started_ms) / 1e3)
+		       : json_null());
+}
+
 static json_t *job_base(const struct job_row *j)
 {
 	char created[CLOCK_ISO8601_LEN + 1] = "";
@@ -105,6 +133,7 @@ static json_t *job_base(const struct job_row *j)
 			      (json_int_t)j->created_ms, "updated_ms", (json_int_t)j->updated_ms,
 			      "attempts", (json_int_t)j->attempts);
 	jx_set_str(v, "created_at", created);
+	times_set(v, j);
 	jx_set_str(v, "base", j->base[0] ? j->base : NULL);
 	jx_set_str(v, "detail", j->detail[0] ? j->detail : NULL);
 	return v;
@@ -114,6 +143,55 @@ static json_t *job_base(const struct job_row *j)
 struct job_parts {
 	json_t *report, *results, *outbox, *hud;
 };
+
+int pages_report_path(struct daemon *d, char *path, size_t size, int64_t id, const char *name)
+{
+	struct cfg_ref *cfg = daemon_cfg_get(d);
+	int n = snprintf(path, size, "%s/reports/%lld/%s", cfg->c.state_dir, (long long)id, name);
+	daemon_cfg_put(cfg);
+	return n < 0 || (size_t)n >= size ? err_set(ERR_LIMIT, "state_dir is too long") : 0;
+}
+
+/* The job's results.jsonl as an object keyed by each line's case name; NULL when the run left
+ * none (or it does not parse: the stored rows still stand alone then). */
+static json_t *report_lines(struct daemon *d, int64_t id)
+{
+	char path[4096], *text = NULL;
+	size_t len = 0;
+	if (pages_report_path(d, path, sizeof(path), id, "results.jsonl") < 0 ||
+	    access(path, R_OK) != 0 || fs_read_file(&text, &len, path, PAGES_REPORT_MAX) < 0)
+		return NULL;
+	json_t *by = json_object();
+	for (char *line = text, *end; by && line < text + len; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text + len - line));
+		if (!end)
+			end = text + len;
+		json_t *o =
+		    end > line ? jx_loadb(line, (size_t)(end - line), PAGES_REPORT_MAX) : NULL;
+		const char *name = jx_get_str(o, "name");
+		if (name)
+			json_object_set(by, name, o);
+		json_decref(o);
+	}
+	free(text);
+	return by;
+}
+
+/* Each stored result whose detail is only its message gets its line of results.jsonl (op,
+ * shapes, errors, plan, a trace where the executor kept one) as its detail. */
+static void results_enrich(struct daemon *d, json_t *results, int64_t id)
+{
+	json_t *by = json_array_size(results) ? report_lines(d, id) : NULL;
+	size_t i;
+	json_t *r;
+	json_array_foreach(results, i, r)
+	{
+		json_t *line = json_object_get(by, s_or(r, "case", ""));
+		if (line && !json_is_object(json_object_get(r, "detail")))
+			json_object_set(r, "detail", line);
+	}
+	json_decref(by);
+}
 
 /* The outbox's job keys of job `id` (CRCR and HUD), from the job.json its run wrote; empty
  * strings when it has none yet. */
@@ -136,7 +214,8 @@ static void job_keys(struct daemon *d, int64_t id, char keys[2][48])
 	dc_job_finish(&job);
 }
 
-static int parts_load(struct daemon *d, struct job_parts *p, const struct job_row *j, bool full)
+static int parts_load(struct daemon *d, struct job_parts *p, const struct job_row *j, bool full,
+		      bool lines)
 {
 	char *sel = NULL, keys[2][48];
 	if (full)
@@ -158,6 +237,8 @@ static int parts_load(struct daemon *d, struct job_parts *p, const struct job_ro
 	pthread_mutex_unlock(&d->read_mu);
 	p->report = sel ? jx_loadb(sel, strlen(sel), PAGES_REPORT_MAX) : NULL;
 	free(sel);
+	if (rc == 0 && lines)
+		results_enrich(d, p->results, j->id);
 	return rc;
 }
 
@@ -184,7 +265,7 @@ static json_t *last_report(const json_t *hud)
 static json_t *summary(struct daemon *d, git_repository *repo, const struct job_row *j)
 {
 	struct job_parts p;
-	if (parts_load(d, &p, j, false) < 0) {
+	if (parts_load(d, &p, j, false, false) < 0) {
 		parts_finish(&p);
 		return NULL;
 	}
@@ -270,7 +351,7 @@ static json_t *cases_sorted(const json_t *results)
 	json_array_foreach(results, i, r)
 	{
 		const char *o = jx_get_str(r, "outcome");
-		bool bad = o && strcmp(o, "passed") && strcmp(o, "xpassed") &&
+		bool bad = o && strcmp(o, "passed") && strcmp(o, "xpassed") && strcmp(o, "flaky") &&
 			   strcmp(o, "skipped") && strcmp(o, "xfailed");
 		json_t *c = json_deep_copy(r);
 		json_t *dt = json_object_get(c, "detail");
@@ -292,7 +373,7 @@ json_t *pages_job_json(struct daemon *d, int64_t id)
 	if (rc == ERR_NOTFOUND)
 		return json_null();
 	struct job_parts p;
-	if (rc < 0 || parts_load(d, &p, &j, true) < 0) {
+	if (rc < 0 || parts_load(d, &p, &j, true, true) < 0) {
 		if (rc == 0)
 			parts_finish(&p);
 		return NULL;
@@ -361,11 +442,12 @@ static json_t *trend_point(const struct job_row *j, const struct job_parts *p, j
 	    all > 0 ? json_real((double)json_integer_value(json_object_get(f, "scheduled")) / all)
 		    : json_null());
 	json_decref(f);
-	jx_set_new(v, "queue_s", num_or_null(json_object_get(m, "queue_time")));
-	jx_set_new(v, "run_s", num_or_null(json_object_get(m, "execution_time")));
+	times_set(v, j); /* the store's stamps; a received report's metrics beside them */
+	jx_set_new(v, "report_queue_s", num_or_null(json_object_get(m, "queue_time")));
+	jx_set_new(v, "report_run_s", num_or_null(json_object_get(m, "execution_time")));
 	size_t i;
 	const json_t *r;
-	json_array_foreach(p->results, i, r) if (json_is_true(jx_get(r, "detail.flaky")))
+	json_array_foreach(p->results, i, r) if (!strcmp(s_or(r, "outcome", ""), "flaky"))
 	{
 		const char *id = jx_get_str(r, "case");
 		json_t *c = json_object_get(flaky, id);
@@ -384,7 +466,7 @@ json_t *pages_trends_json(struct daemon *d, int64_t limit)
 	json_t *pts = json_array(), *flaky = json_object(), *v = NULL;
 	for (size_t i = n; i-- > 0;) { /* oldest first: charts read left to right */
 		struct job_parts p;
-		if (parts_load(d, &p, &rows[i], false) < 0) {
+		if (parts_load(d, &p, &rows[i], false, false) < 0) {
 			parts_finish(&p);
 			goto out;
 		}
@@ -434,7 +516,7 @@ json_t *pages_specs_json(struct daemon *d)
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct job_parts p;
-		rc = parts_load(d, &p, &rows[i], false);
+		rc = parts_load(d, &p, &rows[i], false, true);
 		count_unsupported(ops, p.results);
 		const json_t *drift = jx_get(p.report, "drift");
 		if (rc == 0 && json_is_null(from) && json_is_array(drift)) {

@@ -51,33 +51,50 @@ static int head(struct buf *b, const json_t *v, long long id)
 	if (rc == 0 && jx_get_str(v, "detail"))
 		rc = el(b, "<p>", jx_get_str(v, "detail"), "</p>\n");
 	if (rc == 0)
-		rc = buf_appendf(b,
-				 "<p><a href=\"/jobs/%lld/results.jsonl\">results.jsonl</a> "
-				 "&middot; <a href=\"/api/dashboard/jobs/%lld\">JSON</a></p>\n",
-				 id, id);
+		rc = buf_appendf(
+		    b,
+		    "<p>Download <a href=\"/jobs/%lld/junit.xml\" download>junit.xml</a> "
+		    "&middot; <a href=\"/jobs/%lld/results.jsonl\" download>"
+		    "results.jsonl</a> &middot; <a href=\"/api/dashboard/jobs/%lld\">"
+		    "JSON</a></p>\n",
+		    id, id, id);
 	return rc;
 }
 
+static int bar_row(struct buf *b, const char *name, const json_t *n, double top, const char *unit)
+{
+	if (!json_is_integer(n))
+		return buf_appendf(b,
+				   "<tr><th>%s</th><td class=\"muted\">-</td><td class=\"muted\">"
+				   "not in this selection's report</td></tr>",
+				   name);
+	long long v = (long long)json_integer_value(n);
+	double pct = top > 0 ? 100.0 * (double)v / top : 0;
+	return buf_appendf(b,
+			   "<tr><th>%s</th><td class=\"num\">%lld %s</td><td style=\"width:70%%\">"
+			   "<div class=\"bar\" style=\"width:%.1f%%\"></div></td></tr>",
+			   name, v, unit, pct > 100 ? 100 : pct);
+}
+
+/* Files changed -> tests impacted -> eligible -> scheduled. The changed files' bar is drawn
+ * full (files and tests are different units); the tests' bars are shares of the impacted. */
 static int funnel(struct buf *b, const json_t *f)
 {
-	static const char *const names[] = { "candidates", "impacted", "eligible", "scheduled" };
+	static const char *const names[] = { "impacted", "eligible", "scheduled" };
 	if (!json_is_object(f))
 		return buf_append_str(b, "<h2>Funnel</h2><p class=\"muted\">no selection recorded "
 					 "yet</p>\n");
-	double top = (double)json_integer_value(json_object_get(f, "candidates"));
+	const json_t *files = json_object_get(f, "changed_files");
+	double top = (double)json_integer_value(json_object_get(f, "impacted"));
 	int rc = buf_appendf(b,
-			     "<h2>Funnel</h2><p class=\"muted\">of %lld tests</p><div "
+			     "<h2>Funnel</h2><p class=\"muted\">of %lld tests upstream</p><div "
 			     "class=\"box\"><table>",
 			     (long long)json_integer_value(json_object_get(f, "tests")));
-	for (int i = 0; rc == 0 && i < 4; i++) {
-		long long n = (long long)json_integer_value(json_object_get(f, names[i]));
-		double pct = top > 0 ? 100.0 * (double)n / top : 0;
-		rc = buf_appendf(
-		    b,
-		    "<tr><th>%s</th><td class=\"num\">%lld</td><td style=\"width:70%%\">"
-		    "<div class=\"bar\" style=\"width:%.1f%%\"></div></td></tr>",
-		    names[i], n, pct);
-	}
+	if (rc == 0)
+		rc = bar_row(b, "changed files", files, (double)json_integer_value(files),
+			     json_integer_value(files) == 1 ? "file" : "files");
+	for (int i = 0; rc == 0 && i < 3; i++)
+		rc = bar_row(b, names[i], json_object_get(f, names[i]), top, "tests");
 	return rc == 0 ? buf_append_str(b, "</table></div>\n") : rc;
 }
 

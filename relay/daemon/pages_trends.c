@@ -160,9 +160,10 @@ int pages_trends_html(struct buf *b, const json_t *v)
 			rc = buf_append_str(b, "<div><code>");
 		if (rc == 0)
 			rc = html_text(b, jx_get_str(f, "case"));
+		long long n = (long long)json_integer_value(json_object_get(f, "jobs"));
 		if (rc == 0)
-			rc = buf_appendf(b, "</code> flaky in %lld jobs</div>\n",
-					 (long long)json_integer_value(json_object_get(f, "jobs")));
+			rc = buf_appendf(b, "</code> flaky in %lld job%s</div>\n", n,
+					 n == 1 ? "" : "s");
 	}
 	return rc == 0 ? html_end(b) : rc;
 }
@@ -234,16 +235,16 @@ int pages_specs_html(struct buf *b, const json_t *v)
 	size_t i;
 	json_array_foreach(ops, i, o)
 	{
+		long long n = (long long)json_integer_value(json_object_get(o, "cases"));
 		if (rc == 0)
 			rc = buf_append_str(b, "<div><code>");
 		if (rc == 0)
 			rc = html_text(b, jx_get_str(o, "op"));
 		if (rc == 0)
-			rc =
-			    buf_appendf(b,
-					"</code>: %lld cases (an adapter or an emulator op would "
-					"run them)</div>\n",
-					(long long)json_integer_value(json_object_get(o, "cases")));
+			rc = buf_appendf(b,
+					 "</code>: %lld case%s (an adapter or an emulator op would "
+					 "run %s)</div>\n",
+					 n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
 	}
 	return rc == 0 ? html_end(b) : rc;
 }

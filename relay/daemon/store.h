@@ -19,7 +19,7 @@
 
 #include "dashboard-client/outbox.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store_dash_ops;
 
@@ -68,6 +68,7 @@ struct job_row {
 	int64_t pr_number;
 	int64_t attempts;
 	int64_t created_ms, updated_ms;
+	int64_t started_ms; /* the last claim by a worker; 0 when never claimed */
 	int64_t lease_expires_ms;
 	char lease_owner[64];
 	char detail[512];

@@ -62,6 +62,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	" failed INTEGER, skipped INTEGER, queue_time REAL, execution_time REAL,"
 	" failed_tests TEXT, received_ms INTEGER NOT NULL, UNIQUE (record_key, status));"
 	"CREATE INDEX hud_messages_head ON hud_messages (head_sha, id);",
+	/* 5: when a worker last claimed the job, so queue time and run time come from the store */
+	"ALTER TABLE jobs ADD COLUMN started_ms INTEGER;",
 };
 
 static int schema_version(struct store_sqlite *s, int *out)

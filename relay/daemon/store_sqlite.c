@@ -30,7 +30,7 @@ static const char *const sql[STORE__OB_FIRST] = {
 	[ST_CLAIMABLE] = "SELECT id, attempts FROM jobs WHERE state IN (0, 2) OR (state = 1 AND "
 			 "lease_expires_ms < ?1) ORDER BY id LIMIT 1",
 	[ST_CLAIM] = "UPDATE jobs SET state = 1, lease_owner = ?2, lease_expires_ms = ?3, "
-		     "attempts = attempts + 1, updated_ms = ?4 WHERE id = ?1",
+		     "attempts = attempts + 1, updated_ms = ?4, started_ms = ?4 WHERE id = ?1",
 	[ST_FAIL_EXPIRED] = "UPDATE jobs SET state = 4, lease_owner = NULL, updated_ms = ?2, "
 			    "detail = 'lease expired on every attempt' WHERE id = ?1",
 	[ST_RENEW] = "UPDATE jobs SET lease_expires_ms = ?3, updated_ms = ?4 WHERE id = ?1 AND "
@@ -46,10 +46,12 @@ static const char *const sql[STORE__OB_FIRST] = {
 			     "VALUES (?1, ?2, ?3, ?4)",
 	[ST_SELECTION_GET] = "SELECT report FROM selections WHERE job_id = ?1",
 	[ST_JOB_GET] = "SELECT id, state, event, ref, base, head, pr_number, attempts, "
-		       "created_ms, updated_ms, lease_expires_ms, lease_owner, detail FROM jobs "
+		       "created_ms, updated_ms, lease_expires_ms, lease_owner, detail, started_ms "
+		       "FROM jobs "
 		       "WHERE id = ?1",
 	[ST_JOB_LIST] = "SELECT id, state, event, ref, base, head, pr_number, attempts, "
-			"created_ms, updated_ms, lease_expires_ms, lease_owner, detail FROM jobs "
+			"created_ms, updated_ms, lease_expires_ms, lease_owner, detail, started_ms "
+			"FROM jobs "
 			"WHERE id < ?1 ORDER BY id DESC LIMIT ?2",
 	[ST_JOB_COUNTS] = "SELECT state, COUNT(*) FROM jobs GROUP BY state",
 	[ST_DELIVERY_COUNT] = "SELECT COUNT(*) FROM deliveries",
@@ -334,6 +336,7 @@ static void read_job(struct job_row *j, sqlite3_stmt *st)
 	j->lease_expires_ms = sqlite3_column_int64(st, 10);
 	col_text(j->lease_owner, sizeof(j->lease_owner), st, 11);
 	col_text(j->detail, sizeof(j->detail), st, 12);
+	j->started_ms = sqlite3_column_int64(st, 13);
 }
 
 static int sq_job_get(struct store *base, struct job_row *out, int64_t id)

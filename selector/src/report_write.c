@@ -1,6 +1,7 @@
 /* The report's writers: text (the funnel on one line, then the scheduled tests with their
- * reasons, the drift and the shard plan), JSON (`stages`, `tests`, `drift`, `fallback`, and
- * `shards` when planned) and `--explain` (every stage's decision for one test). */
+ * reasons, the drift and the shard plan), JSON (`stages`, `tests`, `drift`, `fallback`,
+ * `changed_files` (stage 1's count of files), and `shards` when planned) and `--explain` (every
+ * stage's decision for one test). */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -175,7 +176,8 @@ static int build_json(json_t *root, const struct select_report *rep)
 	for (size_t i = 0; i < rep->n_tests; i++)
 		if (rep->tests[i].fate == SELECT_SCHEDULED && add_test(tests, &rep->tests[i]) < 0)
 			return ERR_NOMEM;
-	if (jx_set_new(root, "estimate_seconds", num(rep->est_seconds)) < 0)
+	if (jx_set_new(root, "estimate_seconds", num(rep->est_seconds)) < 0 ||
+	    jx_set_int(root, "changed_files", (int64_t)rep->changed_files) < 0)
 		return ERR_NOMEM;
 	return rep->n_shards ? add_shards(root, rep) : 0;
 }

@@ -134,12 +134,15 @@ def envelope(head):
 def pages(exe, d, job, out):
     base = "http://127.0.0.1:%d" % d.port
     want = {
-        "/": ["#%d" % job["id"], job["head"][:10], "scheduled", "awaiting"],
+        "/": ["#%d" % job["id"], job["head"][:10], "changed files", "scheduled", "awaiting"],
         "/jobs/%d" % job["id"]: ["Job #%d" % job["id"], "Mismatched elements: 3 / 1024",
                                  "test_softmax_spyre_float16", "Funnel", "passed 2, failed 4",
-                                 "Scheduled tests"],
-        "/trends": ["Pass rate", "Selection size (share of all tests)", "<svg"],
-        "/specs": ["Spec drift", "Unsupported ops by count"],
+                                 "Scheduled tests", "changed files", "junit.xml",
+                                 "results.jsonl"],
+        "/trends": ["Pass rate", "Selection size (share of all tests)", "Queue time (s)",
+                    "Run time (s)", "<svg"],
+        "/specs": ["Spec drift", "New upstream tests under an unlisted mode",
+                   "Spec entries that match no test any more", "Unsupported ops by count"],
     }
     hosts = set()
     for path, texts in want.items():
@@ -194,7 +197,7 @@ def main(binary, out):
                    "dashboard:\n  receiver_token_file: %s\n" % (up, up, tok))
     d.start()
     try:
-        wait_job(d, lambda j: j["state"] == "awaiting", "the first tip selected")
+        wait_job(d, lambda j: j["state"] not in ("queued", "running"), "the first tip done")
         job = a_scheduling_job(d, up)
         st, _ = d.request("POST", "/api/crcr/results", envelope(job["head"]),
                           {"Content-Type": "application/json", "x-hud-internal-bot": TOKEN})

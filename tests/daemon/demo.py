@@ -71,7 +71,9 @@ def main(binary):
     check("demo --once exits 0", rc == 0, out)
     check("it generated the sample upstream", "generated a sample upstream" in out)
     check("it showed the delivery and the funnel",
-          "delivered by the poller" in out and "funnel:" in out)
+          "delivered by the poller" in out and
+          re.search(r"funnel: [1-9]\d* changed files? -> \d+ impacted -> \d+ eligible -> "
+                    r"\d+ scheduled", out), out)
     check("the completed report reached the dashboard",
           "the dashboard received `completed`" in out and "done in" in out)
     if rc == 0:

@@ -27,7 +27,8 @@ int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 /* Like err_set() with the text of errno appended (": No such file or directory"). */
 int err_set_errno(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Puts "context: " in front of the current detail and returns the current code. */
+/* Puts "context: " in front of the current detail and returns the current code; a context
+ * that ends in ": " already gets no second one. */
 int err_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The detail of this thread's last error; "" when there is none. Valid until the next err_ call

@@ -35,6 +35,17 @@ Test(err, prefix_adds_context_and_keeps_code)
 	cr_expect_str_eq(err_last(), "file a.yaml:3: too big");
 }
 
+Test(err, prefix_with_its_own_separator_gets_one_colon)
+{
+	err_set(ERR_INVAL, "bad key");
+	err_prefix("--history %s: ", "h.json");
+	cr_expect_str_eq(err_last(), "--history h.json: bad key");
+	err_prefix("stage 3:");
+	cr_expect_str_eq(err_last(), "stage 3: --history h.json: bad key");
+	err_prefix("http://x:");
+	cr_expect_str_eq(err_last(), "http://x: stage 3: --history h.json: bad key");
+}
+
 Test(err, long_detail_is_cut_not_overflowed)
 {
 	char big[4000];

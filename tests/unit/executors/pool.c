@@ -216,3 +216,33 @@ Test(pool, many_cases_keep_their_order)
 	free(cases);
 	free(res);
 }
+
+/* The parent's own descriptors (a daemon's listening socket, its database files) are not the
+ * workers': a worker holds its two pipes and stdio, nothing else. */
+static void fds_runner(const struct exec_case *c, struct exec_result *r, int fd, void *ctx)
+{
+	int parents = *(const int *)ctx;
+	memcpy(r->id, c->id, sizeof(r->id));
+	r->outcome = fcntl(parents, F_GETFD) == -1 && errno == EBADF ? EXEC_PASSED : EXEC_FAILED;
+	int open_fds = 0;
+	for (int i = 0; i < 1024; i++)
+		open_fds += fcntl(i, F_GETFD) != -1;
+	if (open_fds > 5) /* stdin, stdout, stderr, the two pipes */
+		r->outcome = EXEC_FAILED;
+	snprintf(r->message, sizeof(r->message), "%d open, reply on %d", open_fds, fd);
+}
+
+Test(pool, workers_hold_no_descriptor_of_the_parent)
+{
+	int parents = open("/dev/null", O_RDONLY); /* without O_CLOEXEC, as a socket might be */
+	cr_assert_geq(parents, 0);
+	struct exec_case cases[3];
+	struct exec_result res[3];
+	for (int i = 0; i < 3; i++)
+		make_case(&cases[i], i, "pass");
+	struct exec_pool_opts o = { .jobs = 2, .runner = fds_runner, .runner_ctx = &parents };
+	cr_assert_eq(exec_pool_run(cases, 3, &o, res, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(res[i].outcome, EXEC_PASSED, "case %d: %s", i, res[i].message);
+	close(parents);
+}

@@ -172,6 +172,34 @@ Test(store, older_schema_migrated_in_place)
 	store_close(s);
 }
 
+/* Version 4 had no claim stamp: a job made then migrates with none (never claimed), and the
+ * next claim stamps it, which is where the dashboard's queue and run times come from. */
+Test(store, version_4_gains_the_claim_stamp)
+{
+	struct store *s;
+	cr_assert_eq(store_sqlite_open_at(&s, dir, 4), 0, "%s", err_last());
+	bool dup;
+	int64_t id = deliver(s, "d1", NULL, A40, &dup);
+	store_close(s);
+	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
+	struct job_row j;
+	cr_assert_eq(s->ops->job_get(s, &j, id), 0, "%s", err_last());
+	cr_assert_eq(j.created_ms, 1000);
+	cr_assert_eq(j.started_ms, 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w1", 30000, 3, 4500), 0, "%s", err_last());
+	cr_assert_eq(j.id, id);
+	cr_assert_eq(s->ops->finish(s, id, "w1", JOB_REPORTED, "done", 9000), 0, "%s", err_last());
+	cr_assert_eq(s->ops->job_get(s, &j, id), 0, "%s", err_last());
+	cr_assert_eq(j.started_ms, 4500);
+	cr_assert_eq(j.updated_ms, 9000);
+	struct job_row rows[2];
+	size_t n;
+	cr_assert_eq(s->ops->job_list(s, rows, &n, 2, 0), 0, "%s", err_last());
+	cr_assert_eq(n, 1);
+	cr_assert_eq(rows[0].started_ms, 4500);
+	store_close(s);
+}
+
 Test(store, newer_schema_refused_untouched)
 {
 	struct store *s;

@@ -1,6 +1,6 @@
 /* The report's writers: golden JSON (exactly four stages with name/in/out, tests with id,
- * score, reasons and kernel_cases, drift, fallback), the text funnel with thousands separators,
- * and --explain for a scheduled, a cut and an unknown test. */
+ * score, reasons and kernel_cases, drift, fallback, the changed files' count), the text funnel with
+ * thousands separators, and --explain for a scheduled, a cut and an unknown test. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,8 @@ static void make(struct select_report *rep)
 }
 
 static const char GOLDEN[] =
-    "{\"drift\":[{\"kind\":\"stale\",\"mode\":null,\"test\":\"TestA::test_gone\","
+    "{\"changed_files\":7,\"drift\":[{\"kind\":\"stale\",\"mode\":null,\"test\":\"TestA::test_"
+    "gone\","
     "\"where\":\"s.yaml:10\"}],\"estimate_seconds\":0.6,"
     "\"fallback\":{\"active\":false,\"reason\":null},"
     "\"shards\":[{\"seconds\":0.5,\"tests\":[\"test/test_a.py::TestA::test_smoke\"]},"
