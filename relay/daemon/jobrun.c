@@ -21,13 +21,12 @@
 #include "executors/adapters.h"
 #include "executors/report.h"
 #include "metrics.h"
+#include "outbox_store.h"
 
-int jobrun_open(struct jobrun *jr, const struct config *c)
+/* The outbox on the caller's store handle: the thread that uses the one uses the other. */
+int jobrun_open(struct jobrun *jr, struct store *s)
 {
-	char path[PATH_TEXT_MAX];
-	if (snprintf(path, sizeof(path), "%s/spyre-ci.db", c->state_dir) >= (int)sizeof(path))
-		return err_set(ERR_LIMIT, "state_dir is too long");
-	return dc_outbox_sqlite_open(&jr->ob, path);
+	return outbox_store_open(&jr->ob, s, false);
 }
 
 void jobrun_close(struct jobrun *jr)

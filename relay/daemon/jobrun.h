@@ -25,7 +25,7 @@ struct metrics;
 #define OUTBOX_TARGET_HUD  "hud"
 
 struct jobrun {
-	struct dc_outbox *ob;         /* the outbox table of the store's database */
+	struct dc_outbox *ob;         /* the store's outbox (outbox_store.h) */
 	char dir[PATH_TEXT_MAX - 64]; /* this job's reports directory */
 	exec_runner_fn runner; /* NULL: the executors' own (tests inject slow or faulty ones) */
 	void *runner_ctx;
@@ -33,7 +33,8 @@ struct jobrun {
 	struct metrics *metrics;
 };
 
-int jobrun_open(struct jobrun *jr, const struct config *c);
+/* The outbox on `s` (which stays the caller's to close, after jobrun_close()). */
+int jobrun_open(struct jobrun *jr, struct store *s);
 void jobrun_close(struct jobrun *jr);
 
 /* Makes the reports directory, writes job.json and queues in_progress. A job that came from a

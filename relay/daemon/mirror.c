@@ -1,6 +1,7 @@
 /* The upstream mirror through libgit2. */
 #include "mirror.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,11 +27,17 @@ int mirror_open(git_repository **out, const char *state_dir)
 	int rc = mirror_path(path, sizeof(path), state_dir);
 	if (rc < 0)
 		return rc;
+	/* The first opens of a new state directory come at once from the workers and the
+	 * poller: one of them creates the mirror, the others open it (two inits at once fail on
+	 * libgit2's config.lock, and failed the job that lost). */
+	static pthread_mutex_t creating = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&creating);
 	if (git_repository_open_bare(out, path) == 0)
-		return 0;
-	if (git_repository_init(out, path, 1) < 0)
-		return git_fail("mirror init");
-	return 0;
+		rc = 0;
+	else if (git_repository_init(out, path, 1) < 0)
+		rc = git_fail("mirror init");
+	pthread_mutex_unlock(&creating);
+	return rc;
 }
 
 int mirror_remote(git_remote **out, git_repository *repo, const char *url)

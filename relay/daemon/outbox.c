@@ -1,4 +1,4 @@
-/* The outbox sender: one thread that drains the outbox table of the store's database to the
+/* The outbox sender: one thread that drains the store's outbox (outbox_store.h) to the
  * configured targets (dashboard.crcr_url, dashboard.hud_url) through dashboard-client's drain
  * loop: claim (the attempt recorded first), post, settle; retries with backoff up to
  * dashboard.retry_max_s between attempts. The targets take turns: when one has nothing due,
@@ -123,11 +123,15 @@ void *outbox_main(void *arg)
 {
 	struct daemon *d = arg;
 	struct jobrun jr = { 0 };
+	struct store *s = NULL;
 	struct cfg_ref *cfg = daemon_cfg_get(d);
-	int rc = jobrun_open(&jr, &cfg->c);
+	int rc = store_sqlite_open(&s, cfg->c.state_dir);
 	daemon_cfg_put(cfg);
+	if (rc == 0)
+		rc = jobrun_open(&jr, s);
 	if (rc < 0) {
 		log_error("outbox: %s", err_last());
+		store_close(s);
 		return NULL;
 	}
 	struct target tg[2] = { { .name = OUTBOX_TARGET_CRCR, .format = DC_FORMAT_CRCR },
@@ -148,5 +152,6 @@ void *outbox_main(void *arg)
 	for (int i = 0; i < 2; i++)
 		dc_transport_destroy(tg[i].t);
 	jobrun_close(&jr);
+	store_close(s);
 	return NULL;
 }

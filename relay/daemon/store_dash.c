@@ -75,7 +75,7 @@ static int insert(struct store_sqlite *s, const struct hud_record *r, int64_t no
 	return rc == SQLITE_DONE ? 0 : store__fail(s, "hud insert");
 }
 
-int store_hud_put(struct store *base, bool *duplicate, const struct hud_record *r, int64_t now)
+static int sq_hud_put(struct store *base, bool *duplicate, const struct hud_record *r, int64_t now)
 {
 	struct store_sqlite *s = sq(base);
 	*duplicate = false;
@@ -133,7 +133,7 @@ static int rows_json(struct store_sqlite *s, json_t **out, sqlite3_stmt *st,
 	return 0;
 }
 
-int store_hud_json(struct store *base, json_t **out, const char *head_sha, size_t max)
+static int sq_hud_json(struct store *base, json_t **out, const char *head_sha, size_t max)
 {
 	static const char *const names[] = { "id",           "key",        "record",
 					     "status",       "conclusion", "delivery_id",
@@ -156,7 +156,7 @@ int store_hud_json(struct store *base, json_t **out, const char *head_sha, size_
 	return rows_json(s, out, st, names, 17, 1u << 15);
 }
 
-int store_results_json(struct store *base, json_t **out, int64_t job_id, size_t max)
+static int sq_results_json(struct store *base, json_t **out, int64_t job_id, size_t max)
 {
 	static const char *const names[] = { "case", "outcome", "detail" };
 	struct store_sqlite *s = sq(base);
@@ -170,7 +170,8 @@ int store_results_json(struct store *base, json_t **out, int64_t job_id, size_t 
 	return rows_json(s, out, st, names, 3, 1u << 2);
 }
 
-int store_outbox_json(struct store *base, json_t **out, const char *const job_keys[2], size_t max)
+static int sq_outbox_json(struct store *base, json_t **out, const char *const job_keys[2],
+			  size_t max)
 {
 	static const char *const names[] = { "id",  "target",      "state",     "attempts",
 					     "key", "last_status", "last_error" };
@@ -186,3 +187,10 @@ int store_outbox_json(struct store *base, json_t **out, const char *const job_ke
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
 	return rows_json(s, out, st, names, 7, 0);
 }
+
+const struct store_dash_ops store__sqlite_dash_ops = {
+	.hud_put = sq_hud_put,
+	.hud_json = sq_hud_json,
+	.results_json = sq_results_json,
+	.outbox_json = sq_outbox_json,
+};

@@ -1,8 +1,9 @@
 /* What the built-in dashboard reads and its receiver writes, beside the queue's own store
  * calls: HUD messages the receiver accepted, and read-only views of a job's results and outbox
  * rows as JSON (the pages render that JSON, so the HTML and the /api/ twins never disagree).
- * Implemented for the SQLite store (store_dash.c); a second backend adds the same functions.
- * Like every store call, one handle is used by one thread at a time. */
+ * A backend's table of these hangs off its store_ops (.dash), so they reach its data through
+ * the same interface; the SQLite one is store_dash.c. Like every store call, one handle is
+ * used by one thread at a time. */
 #ifndef RELAY_DAEMON_STORE_DASH_H
 #define RELAY_DAEMON_STORE_DASH_H
 
@@ -27,16 +28,47 @@ struct hud_record {
 	const char *failed_tests; /* workflow.failed_tests_json as sent, or NULL */
 };
 
-/* Stores `r` unless its key, or its (record, status), is there already: *duplicate then. */
-int store_hud_put(struct store *s, bool *duplicate, const struct hud_record *r, int64_t now_ms);
+/* The dashboard's part of a backend, reached through store_ops.dash. */
+struct store_dash_ops {
+	/* Stores `r` unless its key, or its (record, status), is there already: *duplicate
+	 * then. */
+	int (*hud_put)(struct store *s, bool *duplicate, const struct hud_record *r,
+		       int64_t now_ms);
+	/* The newest `max` HUD messages (head_sha NULL), or those about one upstream commit,
+	 * newest first, as a JSON array of objects; failed_tests parsed back into an array. NEW
+	 * reference. */
+	int (*hud_json)(struct store *s, json_t **out, const char *head_sha, size_t max);
+	/* A job's kernel-case results ({case, outcome, detail}; detail parsed when it is JSON)
+	 * and its outbox messages ({id, target, state, attempts, key, last_status, last_error}),
+	 * as JSON arrays. NEW references. */
+	int (*results_json)(struct store *s, json_t **out, int64_t job_id, size_t max);
+	int (*outbox_json)(struct store *s, json_t **out, const char *const job_keys[2],
+			   size_t max);
+};
 
-/* The newest `max` HUD messages (head_sha NULL), or those about one upstream commit, newest
- * first, as a JSON array of objects; failed_tests parsed back into an array. NEW reference. */
-int store_hud_json(struct store *s, json_t **out, const char *head_sha, size_t max);
+/* The SQLite store's (store_dash.c). */
+extern const struct store_dash_ops store__sqlite_dash_ops;
 
-/* A job's kernel-case results ({case, outcome, detail}; detail parsed when it is JSON) and its
- * outbox messages ({id, target, state, attempts, key}), as JSON arrays. NEW references. */
-int store_results_json(struct store *s, json_t **out, int64_t job_id, size_t max);
-int store_outbox_json(struct store *s, json_t **out, const char *const job_keys[2], size_t max);
+static inline int store_hud_put(struct store *s, bool *duplicate, const struct hud_record *r,
+				int64_t now_ms)
+{
+	return s->ops->dash->hud_put(s, duplicate, r, now_ms);
+}
+
+static inline int store_hud_json(struct store *s, json_t **out, const char *head_sha, size_t max)
+{
+	return s->ops->dash->hud_json(s, out, head_sha, max);
+}
+
+static inline int store_results_json(struct store *s, json_t **out, int64_t job_id, size_t max)
+{
+	return s->ops->dash->results_json(s, out, job_id, max);
+}
+
+static inline int store_outbox_json(struct store *s, json_t **out, const char *const job_keys[2],
+				    size_t max)
+{
+	return s->ops->dash->outbox_json(s, out, job_keys, max);
+}
 
 #endif

@@ -10,9 +10,10 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "store.h"
+#include "store_dash.h"
 #include "store_sqlite.h"
 
-static const char *const sql[ST_COUNT] = {
+static const char *const sql[STORE__OB_FIRST] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
@@ -81,9 +82,14 @@ int store__fail(struct store_sqlite *s, const char *what)
 	return err_set(ERR_IO, "store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
+static const char *sql_text(enum st_id id)
+{
+	return id >= STORE__OB_FIRST ? store__outbox_sql[id - STORE__OB_FIRST] : sql[id];
+}
+
 sqlite3_stmt *store__stmt(struct store_sqlite *s, enum st_id id)
 {
-	if (!s->st[id] && sqlite3_prepare_v3(s->db, sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+	if (!s->st[id] && sqlite3_prepare_v3(s->db, sql_text(id), -1, SQLITE_PREPARE_PERSISTENT,
 					     &s->st[id], NULL) != SQLITE_OK) {
 		store__fail(s, "prepare");
 		return NULL;
@@ -100,7 +106,7 @@ static int exec_simple(struct store_sqlite *s, enum st_id id)
 		return ERR_IO;
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : store__fail(s, sql[id]);
+	return rc == SQLITE_DONE ? 0 : store__fail(s, sql_text(id));
 }
 
 int store__begin(struct store_sqlite *s)
@@ -682,7 +688,16 @@ const struct store_ops store__sqlite_ops = {
 	.job_counts = sq_job_counts,
 	.delivery_count = sq_delivery_count,
 	.outbox_depth = sq_outbox_depth,
+	.outbox_enqueue = store__outbox_enqueue,
+	.outbox_claim = store__outbox_claim,
+	.outbox_settle = store__outbox_settle,
+	.outbox_next_due = store__outbox_next_due,
+	.outbox_first_attempt = store__outbox_first_attempt,
+	.outbox_counts = store__outbox_counts,
+	.outbox_each_dead = store__outbox_each_dead,
+	.outbox_requeue = store__outbox_requeue,
 	.ping = sq_ping,
+	.dash = &store__sqlite_dash_ops,
 };
 
 const char *job_state_name(enum job_state s)

@@ -331,7 +331,7 @@ void *worker_main(void *arg)
 	if (rc == 0)
 		rc = selector_catalog_cache_create(&w.cache, 0);
 	if (rc == 0)
-		rc = jobrun_open(&w.jr, &cfg->c);
+		rc = jobrun_open(&w.jr, w.s);
 	w.jr.runner = w.d->seams.runner;
 	w.jr.runner_ctx = w.d->seams.runner_ctx;
 	w.jr.stop = &w.d->exec_stop;

@@ -13,6 +13,7 @@
 #include "common/err.h"
 #include "config.h"
 #include "dashboard-client/outbox.h"
+#include "outbox_store.h"
 #include "retention.h"
 #include "store.h"
 
@@ -156,10 +157,8 @@ Test(retention, outbox_keeps_pending_messages)
 {
 	struct store *s;
 	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
-	char path[512];
-	snprintf(path, sizeof(path), "%s/spyre-ci.db", dir);
 	struct dc_outbox *ob;
-	cr_assert_eq(dc_outbox_sqlite_open(&ob, path), 0, "%s", err_last());
+	cr_assert_eq(outbox_store_open(&ob, s, false), 0, "%s", err_last());
 	outbox_message(ob, "sci1-delivered", 0);
 	outbox_message(ob, "sci1-pending", 0);
 	struct dc_message got[2];
