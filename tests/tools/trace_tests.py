@@ -50,6 +50,9 @@ import argparse
 import ast
 import builtins
 import collections
+import dis
+import functools
+import hashlib
 import json
 import os
 import shutil
@@ -57,6 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 import unittest
 
 NATIVE = "torch/_C/_VariableFunctions.py"
@@ -75,6 +79,7 @@ class ImportRecorder:
     def __init__(self):
         self.edges = collections.defaultdict(set)
         self.orig = builtins.__import__
+        self.bind = False  # trace_fork.py: a package imported again binds loaded submodules
 
     def __enter__(self):
         builtins.__import__ = self.hook
@@ -85,6 +90,8 @@ class ImportRecorder:
 
     def hook(self, name, globals=None, locals=None, fromlist=(), level=0):
         mod = self.orig(name, globals, locals, fromlist, level)
+        if self.bind and level == 0:
+            bind_parents(name)
         importer = globals.get("__name__") if globals else None
         if importer and level == 0:
             parts = name.split(".")
@@ -107,6 +114,16 @@ class ImportRecorder:
         return seen
 
 
+def bind_parents(name):
+    """What loading `name` does to its parents in a fresh interpreter, for modules that were
+    loaded before their package was imported again: each is an attribute of its package."""
+    parts = name.split(".")
+    for i in range(1, len(parts)):
+        parent, child = sys.modules.get(".".join(parts[:i])), sys.modules.get(".".join(parts[:i + 1]))
+        if parent is not None and child is not None and parts[i] not in vars(parent):
+            setattr(parent, parts[i], child)
+
+
 class Tracer:
     """Records the torch/ and test/ functions a call runs, as "path::qualname" keys."""
 
@@ -114,6 +131,10 @@ class Tracer:
         self.prefix = os.path.realpath(root) + os.sep
         self.keys = {}
         self.seen = set()
+        self.names = {}  # key -> the names its code may look up (co_names), over its runs
+        self.ext = set()  # code outside torch/ and test/ a run executed (the stdlib's)
+        self.ext_names = {}
+        self.read = set()  # names looked up on the tree's modules in the last run
 
     def key(self, code):
         # by identity: equal code objects of two files (same body, same line) compare equal
@@ -123,6 +144,8 @@ class Tracer:
             rel = f[len(self.prefix):] if f.startswith(self.prefix) else ""
             k = f"{rel}::{code.co_qualname}" if rel.startswith(("torch/", "test/")) else ""
             e = self.keys[id(code)] = (code, k)
+            if k:
+                self.names.setdefault(k, set()).update(code_names(code, rel))
         return e[1]
 
     def profile(self, frame, event, arg):
@@ -134,15 +157,91 @@ class Tracer:
                     op = frame.f_locals.get("self")
                     if op is not None and hasattr(op, "sample_inputs_func"):
                         self.seen.add(f"{OPINFO}{op.name}")
+            else:
+                self.ext.add(frame.f_code)
+
+    def other_names(self):
+        """The names the code outside torch/ and test/ of the last run may read, and those
+        read from the tree's modules by attribute lookup."""
+        out = set(self.read)
+        for code in self.ext:
+            f = code.co_filename
+            if f.startswith(IMPORT_SYSTEM) or any(h in f for h in IMPORT_HOOKS):
+                continue
+            n = self.ext_names.get(code)
+            if n is None:
+                n = self.ext_names[code] = frozenset(code_names(code, code.co_filename))
+            out |= n
+        return out
 
     def run(self, fn):
         self.seen = set()
+        self.ext = set()
+        self.read = ReadingModule.reads = set()
         sys.setprofile(self.profile)
         try:
             fn()
         finally:
             sys.setprofile(None)
+            ReadingModule.reads = None
+        if self.read & WHOLE:
+            self.read.add("*")
         return self.seen
+
+
+# Names whose call reads a module's namespace with no name in the calling code: code that may
+# call one counts as reading every name ("*"). getattr(module, name), "from m import x",
+# vars(module) and "import *" go through the module's attribute lookup, which ReadingModule
+# records; globals() and eval/exec read the caller's namespace directly.
+COMPUTED = frozenset(("globals", "locals", "eval", "exec", "reload"))
+WHOLE = frozenset(("__dict__", "__dir__"))  # a module's whole namespace, read at once
+
+
+class ReadingModule(types.ModuleType):
+    """A module of the tree whose attribute lookups (by any code: getattr with a computed
+    name, the import system's "from m import x", vars()) are recorded by name."""
+
+    reads = None
+
+    def __getattribute__(self, name):
+        r = ReadingModule.reads
+        if r is not None:
+            r.add(name)
+        return types.ModuleType.__getattribute__(self, name)
+
+
+def record_module_reads(root, names):
+    for name in names:
+        m = sys.modules.get(name)
+        if module_file(root, name) is not None and type(m) is types.ModuleType:
+            m.__class__ = ReadingModule
+
+
+# The import system reads the attributes an import statement names (in the importing code's
+# co_names), a module's dunders, and for "import *" every name (the importing code says so).
+IMPORT_SYSTEM = ("<frozen importlib._bootstrap", "<frozen zipimport")
+IMPORT_HOOKS = ("/_distutils_hack/",)  # setuptools' finder on sys.meta_path
+
+
+def code_names(code, path):
+    """The names `code` (of file `path`) may read from a namespace: co_names (globals,
+    attributes, imported names; a dotted import adds its parts), and "*:PATH" (any name of its
+    own module) when it reads its own globals by a computed name."""
+    out = set()
+    for n in code.co_names:
+        out.update(n.split("."))
+        out.add(n)
+    if out & COMPUTED:
+        out.add("*:" + path)
+    return out
+
+
+def test_names(tracer, keys, extra=()):
+    """The names a test's run may have read: those of every code object it executed."""
+    out = set(extra)
+    for k in keys:
+        out |= tracer.names.get(k, set())
+    return out
 
 
 def module_file(root, name):
@@ -189,9 +288,9 @@ def file_tests(rel, mod):
             yield f"{rel}::{template[0]}::{template[1]}", cls, meth
 
 
-def cmd_trace(a):
-    root = os.path.abspath(a.root)
-    sys.path.insert(0, root)
+def selection(root, a):
+    """The test files to load, the test ids wanted (None: every test), the files whose every
+    test is wanted."""
     wanted, whole = None, set()
     if a.ids:  # test ids, and "file PATH" lines: every test of that file (new ones too)
         with open(a.ids) as f:
@@ -201,23 +300,56 @@ def cmd_trace(a):
     files = a.files or test_files(root)
     if wanted is not None and not a.files:
         files = sorted({i.split("::")[0] for i in wanted} | whole)
-    tracer = Tracer(root)
+    return files, wanted, whole
+
+
+def cmd_trace(a):
+    root = os.path.abspath(a.root)
+    sys.path.insert(0, root)
+    files, wanted, whole = selection(root, a)
     rec = ImportRecorder()
+    with rec:
+        import_prelude()
+    return trace_tree(root, a, rec, files, wanted, whole)
+
+
+def import_prelude():
+    import torch  # noqa: F401 (the prelude every test file shares)
+    import torch.testing._internal.common_methods_invocations  # noqa: F401
+    import torch.testing._internal.common_utils  # noqa: F401
+
+
+def trace_tree(root, a, rec, files, wanted, whole):
+    """Traces the tests of `files` (those of `wanted`, or of a file in `whole`) with torch
+    imported already, as `trace` says."""
+    tracer = Tracer(root)
     executed = collections.defaultdict(set)
     errors = []
     out = open(a.out, "w")
-    with rec:
-        import torch  # noqa: F401 (the prelude every test file shares)
-        import torch.testing._internal.common_methods_invocations  # noqa: F401
-        import torch.testing._internal.common_utils  # noqa: F401
     prelude_names = frozenset(sys.modules)
     prelude = {module_file(root, m) for m in prelude_names}
     prelude.discard(None)
+    record_module_reads(root, prelude_names)
+    if a.fingerprint:
+        with open(a.fingerprint, "w") as f:
+            json.dump(fingerprint(root, prelude_names), f)
+    if a.fingerprint_only:
+        out.write(json.dumps({"prelude": sorted(prelude), "errors": []}) + "\n")
+        out.close()
+        return 0
+    load_names = {}
+    other = collections.defaultdict(set)
     for i, rel in enumerate(files):
         if not os.path.exists(os.path.join(root, rel)):
             continue
-        with rec:
-            name, mod = load_file(root, rel, i)
+        with rec:  # the file's own module-level code, and its helpers', read names too
+            name, mod = None, None
+
+            def load(rel=rel, i=i):
+                nonlocal name, mod
+                name, mod = load_file(root, rel, i)
+
+            load_names[rel] = test_names(tracer, tracer.run(load), tracer.other_names())
         mods = {module_file(root, m) for m in rec.closure(name, prelude_names)} - {None}
         out.write(json.dumps({"file": rel, "modules": sorted(mods)}) + "\n")
         for tid, cls, meth in file_tests(rel, mod):
@@ -229,8 +361,12 @@ def cmd_trace(a):
             except Exception as e:  # a failing test is a generator bug: say which
                 errors.append(f"{tid} ({cls.__name__}.{meth}): {type(e).__name__}: {e}")
                 executed[tid] |= tracer.seen
+            other[tid] |= tracer.other_names()
     for tid in sorted(executed):
-        out.write(json.dumps({"id": tid, "executed": sorted(executed[tid])}) + "\n")
+        names = test_names(tracer, executed[tid], load_names.get(tid.split("::")[0], ()))
+        names |= other[tid]
+        out.write(json.dumps({"id": tid, "executed": sorted(executed[tid]),
+                              "names": sorted(names)}) + "\n")
     out.write(json.dumps({"prelude": sorted(prelude), "errors": errors}) + "\n")
     out.close()
     for e in errors[:10]:
@@ -238,20 +374,143 @@ def cmd_trace(a):
     return 1 if errors else 0
 
 
-def run_trace(root, out, ids=None, files=None):
-    """Runs `trace` in a fresh interpreter (a changed tree needs fresh modules)."""
-    argv = [sys.executable, os.path.abspath(__file__), "trace", "--root", root, "--out", out]
-    if ids is not None:
-        argv += ["--ids", ids]
-    if files:
-        argv += ["--files", *files]
-    rc = subprocess.run(argv).returncode
-    res = {"tests": {}, "files": {}, "prelude": set(), "errors": []}
+def token(v, depth, seen):
+    """A value as text that two interpreters print alike when the value is alike: functions by
+    their code's place (a changed body is a changed function already), with their defaults,
+    closure and attributes; classes and objects by their attributes; containers by their
+    items. Past `depth`, or on a cycle, a value is never alike ("?" and a fresh number)."""
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):
+        return repr(v)[:256]
+    if depth <= 0 or id(v) in seen:
+        return fresh()
+    if isinstance(v, types.ModuleType):
+        return "mod:" + v.__name__
+    seen = seen | {id(v)}
+    d = depth - 1
+    if isinstance(v, types.FunctionType):
+        c = v.__code__
+        cells = [token(x.cell_contents, d, seen) if _has_contents(x) else "<empty>"
+                 for x in v.__closure__ or ()]
+        return (f"fn:{c.co_filename}:{c.co_qualname}"
+                f"({token(v.__defaults__, d, seen)},{token(v.__kwdefaults__, d, seen)},"
+                f"{cells},{token(dict(vars(v)), d, seen)})")
+    if isinstance(v, (types.BuiltinFunctionType, types.WrapperDescriptorType,
+                      types.MethodDescriptorType)):
+        return f"builtin:{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', '')}"
+    if isinstance(v, type):
+        if v.__module__ in ("builtins", "abc", "typing", "enum", "unittest.case"):
+            return f"cls:{v.__module__}.{v.__qualname__}"
+        return (f"cls:{v.__module__}.{v.__qualname__}[{[b.__qualname__ for b in v.__bases__]}]"
+                + token(dict(vars(v)), d, seen))
+    if isinstance(v, (list, tuple, set, frozenset)):
+        items = [token(x, d, seen) for x in v]
+        return type(v).__name__ + str(sorted(items) if isinstance(v, (set, frozenset)) else items)
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{token(k, d, seen)}:{token(x, d, seen)}"
+                              for k, x in v.items() if k not in ("__weakref__",)) + "}"
+    if isinstance(v, functools.partial):
+        return f"partial({token(v.func, d, seen)},{token(v.args, d, seen)},{token(v.keywords, d, seen)})"
+    if isinstance(v, (staticmethod, classmethod, property)):
+        inner = getattr(v, "__func__", None) or getattr(v, "fget", None)
+        return f"{type(v).__name__}({token(inner, d, seen)})"
+    if isinstance(v, types.MethodType):
+        return f"method({token(v.__func__, d, seen)},{token(v.__self__, d, seen)})"
+    t = type(v)
+    attrs = getattr(v, "__dict__", None)
+    if attrs is None:  # an object of C with no attributes of its own: its repr, when stable
+        r = repr(v)
+        if " at 0x" in r:
+            return fresh()
+        return f"obj:{t.__module__}.{t.__qualname__}:{r[:256]}"
+    return f"obj:{t.__module__}.{t.__qualname__}" + token(dict(attrs), d, seen)
+
+
+def fresh():
+    """A token no other value has, in this fingerprint or any other."""
+    fresh.n += 1
+    return f"?{fresh.nonce}-{fresh.n}"
+
+
+fresh.n = 0
+fresh.nonce = os.urandom(8).hex()
+FILE = "\0file"  # a fingerprint's entry for its module's file
+FP_DEPTH = 10
+
+
+def _has_contents(cell):
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+def fingerprint(root, names):
+    """Per module of torch/ loaded: its names, each with the digest of its value's token, and,
+    for a class, its attributes' ("Class.attr")."""
+    out = {}
+    prefix = os.path.realpath(root) + os.sep
+
+    def digest(text):  # the same tree at another place prints alike
+        return hashlib.blake2b(text.replace(prefix, "").encode("utf-8", "replace"),
+                               digest_size=8).hexdigest()
+
+    for name in sorted(names):
+        if module_file(root, name) is None or not name.startswith("torch"):
+            continue
+        ns = {FILE: module_file(root, name)}
+        for k, v in list(vars(sys.modules[name]).items()):
+            if k in ("__builtins__", "__cached__", "__loader__", "__spec__", "__file__"):
+                continue
+            ns[k] = digest(token(v, FP_DEPTH, frozenset()))
+            if isinstance(v, type) and v.__module__ == name:
+                for ak, av in list(vars(v).items()):
+                    ns[f"{k}.{ak}"] = digest(token(av, FP_DEPTH - 1, frozenset()))
+        out[name] = ns
+    return out
+
+
+def changed_names(fp0, fp1):
+    """The names whose value differs from one fingerprint to the other: a class attribute
+    counts by its own name as well as its class's; a module that comes or goes, by every
+    part of its name and every name it holds."""
+    out = set()
+    for mod in set(fp0) | set(fp1):
+        a, b = fp0.get(mod), fp1.get(mod)
+        if a is None or b is None:
+            out.update(mod.split("."))
+            out.add(mod)
+            out.update(k.split(".")[-1] for k in (a or b) if k != FILE)
+            out.add("*:" + (a or b)[FILE])
+            continue
+        for k in set(a) | set(b):
+            if a.get(k) != b.get(k):
+                out.update(k.split("."))
+                out.update(("*:" + a[FILE], "*:" + b[FILE]))
+    return out
+
+
+def run_trace(root, out, ids=None, files=None, fp=None, fp_only=False, server=None):
+    """Runs `trace` in a fresh interpreter (a changed tree needs fresh modules), or in a fork
+    of `server` (trace_fork.py), which brings its modules to the tree's revision."""
+    if server is not None:
+        rc = server.trace(out, ids, files, fp, fp_only)
+    else:
+        argv = [sys.executable, os.path.abspath(__file__), "trace", "--root", root, "--out", out]
+        if ids is not None:
+            argv += ["--ids", ids]
+        if files:
+            argv += ["--files", *files]
+        if fp:
+            argv += ["--fingerprint", fp] + (["--fingerprint-only"] if fp_only else [])
+        rc = subprocess.run(argv).returncode
+    res = {"tests": {}, "names": {}, "files": {}, "prelude": set(), "errors": []}
     with open(out) as f:
         for line in f:
             o = json.loads(line)
             if "id" in o:
                 res["tests"][o["id"]] = frozenset(o["executed"])
+                res["names"][o["id"]] = frozenset(o["names"])
             elif "file" in o:
                 res["files"][o["file"]] = frozenset(o["modules"])
             else:
@@ -259,6 +518,9 @@ def run_trace(root, out, ids=None, files=None):
                 res["errors"] = o["errors"]
     if rc or res["errors"]:
         raise SystemExit(f"trace_tests: tracing {root} failed ({len(res['errors'])} tests)")
+    if fp:
+        with open(fp) as f:
+            res["fp"] = json.load(f)
     return res
 
 
@@ -353,6 +615,7 @@ def native_blocks(path, src):
 
 class Change:
     def __init__(self):
+        self.paths = set()  # Python files changed
         self.keys = set()  # functions changed
         self.modules = set()  # files whose module-level code changed
         self.test_files = set()
@@ -433,6 +696,7 @@ def apply_change(git, state, a, b):
             if path.startswith("test/") and os.path.basename(path).startswith("test_"):
                 ch.test_files.add(path)
             write_file(state, path, after)
+            ch.paths.add(path)
         elif path.startswith("aten/src/ATen/native/") and path.endswith((".yaml", ".cpp")):
             o0 = native_blocks(path, git.blob(old))
             o1 = native_blocks(path, git.blob(new))
@@ -446,8 +710,14 @@ def apply_change(git, state, a, b):
 
 
 class Walk:
-    def __init__(self, repo, scratch, exact):
+    def __init__(self, repo, scratch, exact, coarse=False, fork=True):
+        self.fork = fork
+        self.server = None
         self.git = Git(repo)
+        self.coarse = coarse  # a module-level change to torch's own modules: every test
+        self.names = {}  # id -> names its last run may have read
+        self.fp = {}  # torch's modules' fingerprint at the current commit
+        self.fingerprints = 0
         self.state = os.path.join(scratch, "tree")
         self.scratch = scratch
         self.exact = exact
@@ -469,6 +739,10 @@ class Walk:
         subprocess.run(["tar", "-x", "-C", self.state], stdin=tar.stdout, check=True)
         tar.wait()
         self.cur = rev
+        if self.fork:
+            import trace_fork
+
+            self.server = trace_fork.Server(self.state)
         self.retrace(None)
 
     def retrace(self, ids, files=()):
@@ -484,13 +758,19 @@ class Walk:
             with open(idfile, "w") as f:
                 f.write("".join(i + "\n" for i in sorted(ids)))
                 f.write("".join("file " + x + "\n" for x in sorted(files)))
-        res = run_trace(self.state, out, idfile)
+        fp = None if ids is not None or self.coarse else os.path.join(self.scratch, "fp.json")
+        res = run_trace(self.state, out, idfile, fp=fp, server=self.server)
+        if fp:
+            self.fp = res["fp"]
         if ids is None:
             self.tests = dict(res["tests"])
+            self.names = dict(res["names"])
         else:
             for i in ids:
                 self.tests.pop(i, None)  # deleted unless traced again
+                self.names.pop(i, None)
             self.tests.update(res["tests"])
+            self.names.update(res["names"])
         self.files.update(res["files"])
         self.prelude = res["prelude"]
         self.stale, self.stale_files = set(), set()
@@ -503,7 +783,9 @@ class Walk:
         """Tests whose run may differ after change ch: they ran a changed function, or their
         file or a module it imports has changed module-level code. None: every test."""
         if ch.modules & self.prelude:
-            return None
+            if self.coarse:
+                return None
+            return self.dirty_precise(ch)
         d = set()
         own = ch.modules | ch.test_files
         for tid, ex in self.tests.items():
@@ -514,12 +796,36 @@ class Walk:
                 d.add(tid)
         return d
 
+    def dirty_precise(self, ch):
+        """Module-level code of torch's own modules changed: the names whose values differ
+        between the two commits' imported torch (fingerprints), and the tests whose run may
+        have read one of them (or read a computed name), besides those of dirty()."""
+        t0 = time.monotonic()
+        fp = os.path.join(self.scratch, "fp.json")
+        res = run_trace(self.state, os.path.join(self.scratch, "fp.jsonl"), fp=fp, fp_only=True,
+                        server=self.server)
+        changed = changed_names(self.fp, res["fp"])
+        self.fp, self.prelude = res["fp"], res["prelude"]
+        self.fingerprints += 1
+        self.trace_seconds += time.monotonic() - t0
+        keep = ch.modules - self.prelude
+        mods = Change()
+        mods.keys, mods.modules, mods.test_files = ch.keys, keep, ch.test_files
+        d = self.dirty(mods)
+        changed.add("*")
+        for tid, names in self.names.items():
+            if tid not in d and not names.isdisjoint(changed):
+                d.add(tid)
+        return d
+
     def move(self, rev, want):
         """To commit rev; returns its truth when `want` (the current commit is its parent)."""
         if want and self.exact and (self.stale or self.stale_files):
             self.retrace(self.stale, self.stale_files)  # every set exact at the parent
         ch = apply_change(self.git, self.state, self.cur, rev)
         self.cur = rev
+        if self.server is not None:
+            self.server.changed |= {p for p in ch.paths if p.startswith("torch/")}
         d = self.dirty(ch)
         every = ch.every or d is None
         if d is None:
@@ -545,11 +851,23 @@ class Walk:
         return {**truth, "affected": sorted(affected), "retraced": len(res["tests"])}
 
 
+def cpu_seconds():
+    """CPU time of this process and the interpreters it waited for."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def pick(singles, n):
     """The single commits bench-select-eval evaluates: n spread evenly (k * singles / n)."""
     if n <= 0 or n >= len(singles):
         return set(singles)
     return {singles[k * len(singles) // n] for k in range(n)}
+
+
+def pick_run(singles, n):
+    """n consecutive single commits, the last of the history: traced revisions close together
+    keep what a commit makes dirty small."""
+    return set(singles if n <= 0 else singles[-n:])
 
 
 def cmd_truth(a):
@@ -562,17 +880,21 @@ def cmd_truth(a):
             o = json.loads(line)
             commits.append((o["id"], o["parents"], o["fallback"]))
     singles = [c for c, p, _ in commits if len(p) == 1]
-    want = pick(singles, a.commits)
+    want = pick_run(singles, a.commits) if a.contiguous else pick(singles, a.commits)
+    start = 0  # the walk starts at the parent of the first commit written
+    if a.contiguous:
+        start = min(i for i, c in enumerate(commits) if c[0] in want)
+        start = next(i for i, c in enumerate(commits) if c[0] == commits[start][1][0])
     out_path = a.out or os.path.join(gt, "commits_exec.jsonl")
     scratch = tempfile.mkdtemp(prefix="trace-tests-")
     t0 = time.monotonic()
-    w = Walk(a.repo, scratch, a.exact)
+    w = Walk(a.repo, scratch, a.exact, a.coarse, not a.no_fork)
     try:
-        w.checkout(commits[0][0])
+        w.checkout(commits[start][0])
         first = time.monotonic() - t0
         n_full = len(w.tests)
         with open(out_path + ".tmp", "w") as out:
-            for cid, parents, fallback in commits[1:]:
+            for cid, parents, fallback in commits[start + 1:]:
                 if w.cur != parents[0]:
                     w.move(parents[0], False)
                 truth = w.move(cid, cid in want and len(parents) == 1)
@@ -582,11 +904,14 @@ def cmd_truth(a):
         os.replace(out_path + ".tmp", out_path)
     finally:
         w.git.close()
+        if w.server is not None:
+            w.server.close()
         shutil.rmtree(scratch, ignore_errors=True)
     total = time.monotonic() - t0
     print(json.dumps({"commits": len(commits), "written": len(want), "tests": n_full,
                       "first_trace_seconds": round(first, 2), "traces": w.traces,
                       "traced_tests": w.traced_tests, "trace_seconds": round(w.trace_seconds, 1),
+                      "fingerprints": w.fingerprints, "forked": w.server is not None, "cpu_seconds": round(cpu_seconds(), 1),
                       "seconds": round(total, 1), "out": out_path}))
     return 0
 
@@ -685,17 +1010,24 @@ def main():
     t.add_argument("--out", required=True)
     t.add_argument("--ids")
     t.add_argument("--files", nargs="*")
+    t.add_argument("--fingerprint")
+    t.add_argument("--fingerprint-only", action="store_true")
     r = sub.add_parser("truth")
     r.add_argument("--repo", required=True)
     r.add_argument("--commits", type=int, default=500)
     r.add_argument("--out")
     r.add_argument("--exact", action="store_true")
+    r.add_argument("--coarse", action="store_true")
+    r.add_argument("--contiguous", action="store_true")
+    r.add_argument("--no-fork", action="store_true")
+    v = sub.add_parser("serve")
+    v.add_argument("--root", required=True)
     c = sub.add_parser("check")
     c.add_argument("--repo", required=True)
     m = sub.add_parser("compare")
     m.add_argument("--repo", required=True)
     a = p.parse_args()
-    cmds = {"trace": cmd_trace, "truth": cmd_truth, "check": cmd_check, "compare": cmd_compare}
+    cmds = {"serve": lambda a: __import__("trace_fork").serve(a.root), "trace": cmd_trace, "truth": cmd_truth, "check": cmd_check, "compare": cmd_compare}
     return cmds[a.cmd](a)
 
 
