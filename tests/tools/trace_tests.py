@@ -50,9 +50,6 @@ import argparse
 import ast
 import builtins
 import collections
-import dis
-import functools
-import hashlib
 import json
 import os
 import shutil
@@ -60,7 +57,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 import unittest
 
 NATIVE = "torch/_C/_VariableFunctions.py"
@@ -68,6 +64,20 @@ OPINFO_CORE = "torch/testing/_internal/opinfo/core.py::"
 OPINFO = "opinfo::"  # an op database entry, used when its methods run with it as self
 EVERY_TEST = ("setup.py", "CMakeLists.txt", "pyproject.toml", "test/conftest.py", "test/run_test.py")
 TRUTH_LINE_MAX = 64 << 20
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace_names import (  # noqa: E402 (this directory, put on the path above)
+    IMPORT_HOOKS,
+    IMPORT_SYSTEM,
+    WHOLE,
+    ReadingModule,
+    changed_names,
+    code_names,
+    fingerprint,
+    module_file,
+    record_module_reads,
+    test_names,
+)
 
 
 # ---------------------------------------------------------------- trace (runs in the tree)
@@ -119,7 +129,8 @@ def bind_parents(name):
     loaded before their package was imported again: each is an attribute of its package."""
     parts = name.split(".")
     for i in range(1, len(parts)):
-        parent, child = sys.modules.get(".".join(parts[:i])), sys.modules.get(".".join(parts[:i + 1]))
+        parent = sys.modules.get(".".join(parts[:i]))
+        child = sys.modules.get(".".join(parts[: i + 1]))
         if parent is not None and child is not None and parts[i] not in vars(parent):
             setattr(parent, parts[i], child)
 
@@ -187,71 +198,6 @@ class Tracer:
         if self.read & WHOLE:
             self.read.add("*")
         return self.seen
-
-
-# Names whose call reads a module's namespace with no name in the calling code: code that may
-# call one counts as reading every name ("*"). getattr(module, name), "from m import x",
-# vars(module) and "import *" go through the module's attribute lookup, which ReadingModule
-# records; globals() and eval/exec read the caller's namespace directly.
-COMPUTED = frozenset(("globals", "locals", "eval", "exec", "reload"))
-WHOLE = frozenset(("__dict__", "__dir__"))  # a module's whole namespace, read at once
-
-
-class ReadingModule(types.ModuleType):
-    """A module of the tree whose attribute lookups (by any code: getattr with a computed
-    name, the import system's "from m import x", vars()) are recorded by name."""
-
-    reads = None
-
-    def __getattribute__(self, name):
-        r = ReadingModule.reads
-        if r is not None:
-            r.add(name)
-        return types.ModuleType.__getattribute__(self, name)
-
-
-def record_module_reads(root, names):
-    for name in names:
-        m = sys.modules.get(name)
-        if module_file(root, name) is not None and type(m) is types.ModuleType:
-            m.__class__ = ReadingModule
-
-
-# The import system reads the attributes an import statement names (in the importing code's
-# co_names), a module's dunders, and for "import *" every name (the importing code says so).
-IMPORT_SYSTEM = ("<frozen importlib._bootstrap", "<frozen zipimport")
-IMPORT_HOOKS = ("/_distutils_hack/",)  # setuptools' finder on sys.meta_path
-
-
-def code_names(code, path):
-    """The names `code` (of file `path`) may read from a namespace: co_names (globals,
-    attributes, imported names; a dotted import adds its parts), and "*:PATH" (any name of its
-    own module) when it reads its own globals by a computed name."""
-    out = set()
-    for n in code.co_names:
-        out.update(n.split("."))
-        out.add(n)
-    if out & COMPUTED:
-        out.add("*:" + path)
-    return out
-
-
-def test_names(tracer, keys, extra=()):
-    """The names a test's run may have read: those of every code object it executed."""
-    out = set(extra)
-    for k in keys:
-        out |= tracer.names.get(k, set())
-    return out
-
-
-def module_file(root, name):
-    m = sys.modules.get(name)
-    f = getattr(m, "__file__", None)
-    if not f:
-        return None
-    f = os.path.realpath(f)
-    r = os.path.realpath(root) + os.sep
-    return f[len(r):] if f.startswith(r) else None
 
 
 def test_files(root):
@@ -372,122 +318,6 @@ def trace_tree(root, a, rec, files, wanted, whole):
     for e in errors[:10]:
         print(f"trace_tests: test failed: {e}", file=sys.stderr)
     return 1 if errors else 0
-
-
-def token(v, depth, seen):
-    """A value as text that two interpreters print alike when the value is alike: functions by
-    their code's place (a changed body is a changed function already), with their defaults,
-    closure and attributes; classes and objects by their attributes; containers by their
-    items. Past `depth`, or on a cycle, a value is never alike ("?" and a fresh number)."""
-    if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):
-        return repr(v)[:256]
-    if depth <= 0 or id(v) in seen:
-        return fresh()
-    if isinstance(v, types.ModuleType):
-        return "mod:" + v.__name__
-    seen = seen | {id(v)}
-    d = depth - 1
-    if isinstance(v, types.FunctionType):
-        c = v.__code__
-        cells = [token(x.cell_contents, d, seen) if _has_contents(x) else "<empty>"
-                 for x in v.__closure__ or ()]
-        return (f"fn:{c.co_filename}:{c.co_qualname}"
-                f"({token(v.__defaults__, d, seen)},{token(v.__kwdefaults__, d, seen)},"
-                f"{cells},{token(dict(vars(v)), d, seen)})")
-    if isinstance(v, (types.BuiltinFunctionType, types.WrapperDescriptorType,
-                      types.MethodDescriptorType)):
-        return f"builtin:{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', '')}"
-    if isinstance(v, type):
-        if v.__module__ in ("builtins", "abc", "typing", "enum", "unittest.case"):
-            return f"cls:{v.__module__}.{v.__qualname__}"
-        return (f"cls:{v.__module__}.{v.__qualname__}[{[b.__qualname__ for b in v.__bases__]}]"
-                + token(dict(vars(v)), d, seen))
-    if isinstance(v, (list, tuple, set, frozenset)):
-        items = [token(x, d, seen) for x in v]
-        return type(v).__name__ + str(sorted(items) if isinstance(v, (set, frozenset)) else items)
-    if isinstance(v, dict):
-        return "{" + ",".join(f"{token(k, d, seen)}:{token(x, d, seen)}"
-                              for k, x in v.items() if k not in ("__weakref__",)) + "}"
-    if isinstance(v, functools.partial):
-        return f"partial({token(v.func, d, seen)},{token(v.args, d, seen)},{token(v.keywords, d, seen)})"
-    if isinstance(v, (staticmethod, classmethod, property)):
-        inner = getattr(v, "__func__", None) or getattr(v, "fget", None)
-        return f"{type(v).__name__}({token(inner, d, seen)})"
-    if isinstance(v, types.MethodType):
-        return f"method({token(v.__func__, d, seen)},{token(v.__self__, d, seen)})"
-    t = type(v)
-    attrs = getattr(v, "__dict__", None)
-    if attrs is None:  # an object of C with no attributes of its own: its repr, when stable
-        r = repr(v)
-        if " at 0x" in r:
-            return fresh()
-        return f"obj:{t.__module__}.{t.__qualname__}:{r[:256]}"
-    return f"obj:{t.__module__}.{t.__qualname__}" + token(dict(attrs), d, seen)
-
-
-def fresh():
-    """A token no other value has, in this fingerprint or any other."""
-    fresh.n += 1
-    return f"?{fresh.nonce}-{fresh.n}"
-
-
-fresh.n = 0
-fresh.nonce = os.urandom(8).hex()
-FILE = "\0file"  # a fingerprint's entry for its module's file
-FP_DEPTH = 10
-
-
-def _has_contents(cell):
-    try:
-        cell.cell_contents
-        return True
-    except ValueError:
-        return False
-
-
-def fingerprint(root, names):
-    """Per module of torch/ loaded: its names, each with the digest of its value's token, and,
-    for a class, its attributes' ("Class.attr")."""
-    out = {}
-    prefix = os.path.realpath(root) + os.sep
-
-    def digest(text):  # the same tree at another place prints alike
-        return hashlib.blake2b(text.replace(prefix, "").encode("utf-8", "replace"),
-                               digest_size=8).hexdigest()
-
-    for name in sorted(names):
-        if module_file(root, name) is None or not name.startswith("torch"):
-            continue
-        ns = {FILE: module_file(root, name)}
-        for k, v in list(vars(sys.modules[name]).items()):
-            if k in ("__builtins__", "__cached__", "__loader__", "__spec__", "__file__"):
-                continue
-            ns[k] = digest(token(v, FP_DEPTH, frozenset()))
-            if isinstance(v, type) and v.__module__ == name:
-                for ak, av in list(vars(v).items()):
-                    ns[f"{k}.{ak}"] = digest(token(av, FP_DEPTH - 1, frozenset()))
-        out[name] = ns
-    return out
-
-
-def changed_names(fp0, fp1):
-    """The names whose value differs from one fingerprint to the other: a class attribute
-    counts by its own name as well as its class's; a module that comes or goes, by every
-    part of its name and every name it holds."""
-    out = set()
-    for mod in set(fp0) | set(fp1):
-        a, b = fp0.get(mod), fp1.get(mod)
-        if a is None or b is None:
-            out.update(mod.split("."))
-            out.add(mod)
-            out.update(k.split(".")[-1] for k in (a or b) if k != FILE)
-            out.add("*:" + (a or b)[FILE])
-            continue
-        for k in set(a) | set(b):
-            if a.get(k) != b.get(k):
-                out.update(k.split("."))
-                out.update(("*:" + a[FILE], "*:" + b[FILE]))
-    return out
 
 
 def run_trace(root, out, ids=None, files=None, fp=None, fp_only=False, server=None):
@@ -911,7 +741,8 @@ def cmd_truth(a):
     print(json.dumps({"commits": len(commits), "written": len(want), "tests": n_full,
                       "first_trace_seconds": round(first, 2), "traces": w.traces,
                       "traced_tests": w.traced_tests, "trace_seconds": round(w.trace_seconds, 1),
-                      "fingerprints": w.fingerprints, "forked": w.server is not None, "cpu_seconds": round(cpu_seconds(), 1),
+                      "fingerprints": w.fingerprints, "forked": w.server is not None,
+                      "cpu_seconds": round(cpu_seconds(), 1),
                       "seconds": round(total, 1), "out": out_path}))
     return 0
 
@@ -1002,6 +833,12 @@ def cmd_compare(a):
     return 1 if bad or n == 0 else 0
 
 
+def cmd_serve(a):
+    import trace_fork
+
+    return trace_fork.serve(a.root)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -1027,7 +864,8 @@ def main():
     m = sub.add_parser("compare")
     m.add_argument("--repo", required=True)
     a = p.parse_args()
-    cmds = {"serve": lambda a: __import__("trace_fork").serve(a.root), "trace": cmd_trace, "truth": cmd_truth, "check": cmd_check, "compare": cmd_compare}
+    cmds = {"serve": cmd_serve, "trace": cmd_trace, "truth": cmd_truth, "check": cmd_check,
+            "compare": cmd_compare}
     return cmds[a.cmd](a)
 
 
