@@ -26,8 +26,13 @@ Subcommands (stdlib only, python3 >= 3.11):
          walk the history in .ground_truth/commits.jsonl order, keeping a copy of torch/ and
          test/ at the current commit; trace every test at the first commit, then after each
          commit re-trace only the tests whose last trace may have changed, and write the truth
-         of N single commits spread evenly (as bench-select-eval picks them) to
-         .ground_truth/commits_exec.jsonl.
+         of N single commits spread evenly (as bench-select-eval picks them; --contiguous:
+         the last N, the walk starting at the first one's parent) to
+         .ground_truth/commits_exec.jsonl. Traces run in forks of one interpreter that
+         imported torch once (trace_fork.py; --no-fork: a new interpreter each); a
+         module-level change to torch's own modules dirties the tests that read a name whose
+         value changed (trace_names.py; --coarse: every test, the commit "affected_all").
+  serve  --root DIR: the interpreter trace_fork.py forks (requests on stdin).
   check  --repo DIR
          trace every test at HEAD and compare with .ground_truth/tests.jsonl: the functions of
          torch/'s generated modules each test executed must be exactly those it statically
@@ -43,7 +48,10 @@ re-traced before the next commit whose truth is written; until then it is "stale
 dirty for every commit in between. Its executed set before a written commit is then the one
 traced at that commit, which the generator's history makes exact (its commits change calls only
 in tests they also change, or in fallback commits); --exact re-traces stale tests at the parent
-too, at twice the cost.
+too, at twice the cost. Module-level code of torch's own modules (imported by every test) is
+the exception to "the test's file imports it": there a test is dirty when its run read a name
+whose value differs between the two revisions' imported torch (trace_names.py says how both
+are known, and docs/fixture.md why that is sound).
 """
 
 import argparse
@@ -506,9 +514,11 @@ def write_file(state, path, src):
         f.write(src)
 
 
-def apply_change(git, state, a, b):
-    """Moves the copy in `state` from commit a to commit b and says what changed."""
+def apply_change(git, state, a, b, before_write=None):
+    """Moves the copy in `state` from commit a to commit b and says what changed;
+    before_write(ch) runs when what changed is known and the copy is still at a."""
     ch = Change()
+    writes = []
     for path, old, new in git.diff(a, b):
         if path in EVERY_TEST or path.endswith(".cmake") or path.endswith("CMakeLists.txt"):
             ch.every = True
@@ -525,7 +535,7 @@ def apply_change(git, state, a, b):
                 ch.modules.add(path)
             if path.startswith("test/") and os.path.basename(path).startswith("test_"):
                 ch.test_files.add(path)
-            write_file(state, path, after)
+            writes.append((path, after))
             ch.paths.add(path)
         elif path.startswith("aten/src/ATen/native/") and path.endswith((".yaml", ".cpp")):
             o0 = native_blocks(path, git.blob(old))
@@ -533,6 +543,10 @@ def apply_change(git, state, a, b):
             for op in set(o0) | set(o1):
                 if o0.get(op) != o1.get(op):
                     ch.keys.add(f"{NATIVE}::{op}")
+    if before_write is not None:
+        before_write(ch)
+    for path, after in writes:
+        write_file(state, path, after)
     return ch
 
 
@@ -547,6 +561,7 @@ class Walk:
         self.coarse = coarse  # a module-level change to torch's own modules: every test
         self.names = {}  # id -> names its last run may have read
         self.fp = {}  # torch's modules' fingerprint at the current commit
+        self.fp_stale = False  # torch's files changed since it was taken
         self.fingerprints = 0
         self.state = os.path.join(scratch, "tree")
         self.scratch = scratch
@@ -591,7 +606,7 @@ class Walk:
         fp = None if ids is not None or self.coarse else os.path.join(self.scratch, "fp.json")
         res = run_trace(self.state, out, idfile, fp=fp, server=self.server)
         if fp:
-            self.fp = res["fp"]
+            self.fp, self.fp_stale = res["fp"], False
         if ids is None:
             self.tests = dict(res["tests"])
             self.names = dict(res["names"])
@@ -626,18 +641,30 @@ class Walk:
                 d.add(tid)
         return d
 
-    def dirty_precise(self, ch):
-        """Module-level code of torch's own modules changed: the names whose values differ
-        between the two commits' imported torch (fingerprints), and the tests whose run may
-        have read one of them (or read a computed name), besides those of dirty()."""
+    def parent_fingerprint(self, ch):
+        """Before a module-level change to torch's own modules, the fingerprint of the commit
+        it applies to, when changes since the last one may have altered it."""
+        if self.coarse or not self.fp_stale or not (ch.modules & self.prelude):
+            return
+        self.fp = self.fingerprint()["fp"]
+
+    def fingerprint(self):
         t0 = time.monotonic()
         fp = os.path.join(self.scratch, "fp.json")
         res = run_trace(self.state, os.path.join(self.scratch, "fp.jsonl"), fp=fp, fp_only=True,
                         server=self.server)
-        changed = changed_names(self.fp, res["fp"])
-        self.fp, self.prelude = res["fp"], res["prelude"]
         self.fingerprints += 1
         self.trace_seconds += time.monotonic() - t0
+        self.fp_stale = False
+        return res
+
+    def dirty_precise(self, ch):
+        """Module-level code of torch's own modules changed: the names whose values differ
+        between the two commits' imported torch (fingerprints), and the tests whose run may
+        have read one of them (or read a computed name), besides those of dirty()."""
+        res = self.fingerprint()
+        changed = changed_names(self.fp, res["fp"])
+        self.fp, self.prelude = res["fp"], res["prelude"]
         keep = ch.modules - self.prelude
         mods = Change()
         mods.keys, mods.modules, mods.test_files = ch.keys, keep, ch.test_files
@@ -652,8 +679,10 @@ class Walk:
         """To commit rev; returns its truth when `want` (the current commit is its parent)."""
         if want and self.exact and (self.stale or self.stale_files):
             self.retrace(self.stale, self.stale_files)  # every set exact at the parent
-        ch = apply_change(self.git, self.state, self.cur, rev)
+        ch = apply_change(self.git, self.state, self.cur, rev, self.parent_fingerprint)
         self.cur = rev
+        if any(p.startswith("torch/") for p in ch.paths):
+            self.fp_stale = True  # a value of torch's may differ (an op database entry)
         if self.server is not None:
             self.server.changed |= {p for p in ch.paths if p.startswith("torch/")}
         d = self.dirty(ch)
