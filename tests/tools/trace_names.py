@@ -177,16 +177,17 @@ def fingerprint(root, names):
 
 def changed_names(fp0, fp1):
     """The names whose value differs from one fingerprint to the other: a class attribute
-    counts by its own name as well as its class's; a module that comes or goes, by every
-    part of its name and every name it holds."""
+    counts by its own name as well as its class's; a module that comes or goes, by its name,
+    dotted and last."""
     out = set()
     for mod in set(fp0) | set(fp1):
         a, b = fp0.get(mod), fp1.get(mod)
         if a is None or b is None:
-            out.update(mod.split("."))
-            out.add(mod)
-            out.update(k.split(".")[-1] for k in (a or b) if k != FILE)
-            out.add("*:" + (a or b)[FILE])
+            # Reached only by its name (an import, its package's attribute, which changes in
+            # the package's fingerprint too) or by running its code (whose functions are all
+            # changed, as a file that comes or goes); a name it re-exports elsewhere changes
+            # in that module's fingerprint.
+            out.update((mod, mod.rpartition(".")[2], "*:" + (a or b)[FILE]))
             continue
         for k in set(a) | set(b):
             if a.get(k) != b.get(k):
