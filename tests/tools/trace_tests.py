@@ -753,6 +753,7 @@ def cmd_truth(a):
         w.checkout(commits[start][0])
         first = time.monotonic() - t0
         n_full = len(w.tests)
+        done = 0
         with open(out_path + ".tmp", "w") as out:
             for cid, parents, fallback in commits[start + 1:]:
                 if w.cur != parents[0]:
@@ -761,6 +762,13 @@ def cmd_truth(a):
                 if truth is not None:
                     truth = {"id": cid, "fallback": fallback, **truth}
                     out.write(json.dumps(truth) + "\n")
+                    out.flush()  # a long run's lines so far stay readable
+                    done += 1
+                    if a.progress:
+                        print(f"truth: {done}/{len(want)} written, {cid[:10]}, "
+                              f"{truth['retraced']} traced again, {len(truth['affected'])} "
+                              f"affected, {time.monotonic() - t0:.0f} s, "
+                              f"{cpu_seconds():.0f} s CPU", file=sys.stderr, flush=True)
         os.replace(out_path + ".tmp", out_path)
     finally:
         w.git.close()
@@ -887,6 +895,7 @@ def main():
     r.add_argument("--coarse", action="store_true")
     r.add_argument("--contiguous", action="store_true")
     r.add_argument("--no-fork", action="store_true")
+    r.add_argument("--progress", action="store_true", help="a line on stderr per commit written")
     v = sub.add_parser("serve")
     v.add_argument("--root", required=True)
     c = sub.add_parser("check")
