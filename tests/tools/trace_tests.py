@@ -32,6 +32,8 @@ Subcommands (stdlib only, python3 >= 3.11):
          imported torch once (trace_fork.py; --no-fork: a new interpreter each); a
          module-level change to torch's own modules dirties the tests that read a name whose
          value changed (trace_names.py; --coarse: every test, the commit "affected_all").
+         Each line is flushed as written (a run cut short leaves FILE.tmp readable);
+         --progress also says so on stderr, a line per commit written.
   serve  --root DIR: the interpreter trace_fork.py forks (requests on stdin).
   check  --repo DIR
          trace every test at HEAD and compare with .ground_truth/tests.jsonl: the functions of
