@@ -19,7 +19,9 @@
  * Prints those, the time per commit and the peak RSS (getrusage); --json as one object. Never
  * asserts a time: exits 1 when a recall (overall or of one shape) < 99.5% or the mean ratio
  * > 10% (correctness targets), or on an error; 2 on bad usage. --smoke: scale small, every
- * single commit. --shapes basic: generate without the shapes beyond direct calls. */
+ * single commit. --shapes basic: generate without the shapes beyond direct calls. --contiguous:
+ * the last N single commits of the history instead of N spread over it (what trace_tests.py
+ * truth --contiguous traces: close revisions keep the execution truth affordable). */
 #include <ftw.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -59,7 +61,7 @@ extern char **environ;
 struct args {
 	const char *repo, *trace, *shapes;
 	int commits;
-	int smoke, json;
+	int smoke, json, contiguous;
 	uint64_t seed;
 };
 
@@ -650,6 +652,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--smoke"))
 			a->smoke = 1;
+		else if (!strcmp(argv[i], "--contiguous"))
+			a->contiguous = 1;
 		else if (!strcmp(argv[i], "--json"))
 			a->json = 1;
 		else if (!strcmp(argv[i], "--repo") && i + 1 < argc)
@@ -671,12 +675,13 @@ static int parse_args(struct args *a, int argc, char **argv)
 }
 
 /* python3 SCRIPT truth --repo DIR --commits N: the execution truth of the commits evaluated. */
-static void trace(const char *script, const char *dir, int commits, bool all)
+static void trace(const char *script, const char *dir, int commits, bool all, bool run)
 {
 	char n[32];
 	snprintf(n, sizeof n, "%d", all ? 0 : commits);
 	char *argv[] = { "python3",   (char *)script, "truth", "--repo",
-			 (char *)dir, "--commits",    n,       NULL };
+			 (char *)dir, "--commits",    n,       run ? "--contiguous" : NULL,
+			 NULL };
 	pid_t pid;
 	int st = 0;
 	if (posix_spawnp(&pid, "python3", NULL, NULL, argv, environ) != 0)
@@ -712,7 +717,8 @@ int main(int argc, char **argv)
 	if (parse_args(&a, argc, argv) < 0) {
 		fprintf(stderr,
 			"usage: bench-select-eval [--smoke] [--repo DIR] [--commits N] "
-			"[--seed N] [--shapes basic|all] [--trace trace_tests.py] [--json]\n");
+			"[--seed N] [--shapes basic|all] [--trace trace_tests.py] [--contiguous] "
+			"[--json]\n");
 		return 2;
 	}
 	char dir[EVAL_PATH_MAX];
@@ -721,7 +727,7 @@ int main(int argc, char **argv)
 	char *truth_text = NULL;
 	struct truth *tr = NULL;
 	if (a.trace)
-		trace(a.trace, c.repo, a.commits, a.smoke);
+		trace(a.trace, c.repo, a.commits, a.smoke, a.contiguous);
 	size_t singles = read_truth(c.repo, &truth_text, &tr);
 	size_t n = a.smoke || (size_t)a.commits >= singles ? singles : (size_t)a.commits;
 	char *exec_text = NULL;
@@ -737,7 +743,7 @@ int main(int argc, char **argv)
 		die("cache");
 	load_specs(&c);
 	for (size_t k = 0; k < n; k++) {
-		struct truth *t = &tr[k * singles / n];
+		struct truth *t = &tr[a.contiguous ? singles - n + k : k * singles / n];
 		if (!(t->obj = jx_loadb(t->line, t->len, TRUTH_MAX)))
 			die("commits.jsonl line");
 		if (t->xline && !(t->xobj = jx_loadb(t->xline, t->xlen, TRUTH_MAX)))

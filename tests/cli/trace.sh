@@ -5,13 +5,19 @@
 # reaches (check), and over N commits of the history the execution truth agrees with the static
 # truth wherever the two can agree (compare: a test named only by a commit message, a test whose
 # file's module-level code changed).
-# Usage: trace.sh PATH/TO/spyre-ci PATH/TO/trace_tests.py [SCALE [COMMITS [EVAL]]]
-#   SCALE small (default) or pytorch; COMMITS of history (default: the scale's); EVAL commits
-#   whose execution truth is written (default 12).
+# Usage: trace.sh PATH/TO/spyre-ci PATH/TO/trace_tests.py [SCALE [COMMITS [EVAL [RUN [BENCH]]]]]
+#   SCALE small (default) or pytorch; COMMITS of history (default: the scale's, "" for it);
+#   EVAL commits whose execution truth is written (default 12); RUN "contiguous": the last
+#   EVAL single commits instead of EVAL spread over the history; BENCH: bench-select-eval,
+#   which then measures the selector against both truths over those commits (recall per
+#   shape >= 99.5%, mean selection <= 10%: its exit status).
+# At scale small the truth is made twice more: by a new interpreter per trace (--no-fork),
+# which must give the same lines as the forked one, and with every test dirty on a module-level
+# change of torch's own modules (--coarse), which must agree wherever it traces.
 set -u
 cli_name=trace-cli
 . "$(dirname "$(realpath "$0")")/lib.sh"
-exe=$1 script=$2 scale=${3:-small} commits=${4:-} eval=${5:-12}
+exe=$1 script=$2 scale=${3:-small} commits=${4:-} eval=${5:-12} run=${6:-} bench=${7:-}
 up=$tmp/up
 
 gen=("$exe" fixture upstream --out "$up" --scale "$scale" --seed 5 --json)
@@ -26,11 +32,31 @@ expect_rc 0 "check: executed == static, per test" python3 "$script" check --repo
 cat "$out" "$err" | head -20
 
 # the execution truth of EVAL commits, written beside the static one
-expect_rc 0 "truth" python3 "$script" truth --repo "$up" --commits "$eval"
+truth=(python3 "$script" truth --repo "$up" --commits "$eval")
+[[ $run == contiguous ]] && truth+=(--contiguous)
+expect_rc 0 "truth" "${truth[@]}"
 cat "$out"
 check "truth lines" test "$(wc -l <"$up/.ground_truth/commits_exec.jsonl")" -ge $((eval / 2))
+if [[ $scale == small ]]; then
+	expect_rc 0 "truth, a new interpreter per trace" "${truth[@]}" --no-fork --out "$tmp/fresh.jsonl"
+	check "forked == fresh interpreters" cmp "$up/.ground_truth/commits_exec.jsonl" "$tmp/fresh.jsonl"
+	expect_rc 0 "truth, coarse" "${truth[@]}" --coarse --out "$tmp/coarse.jsonl"
+	check "precise == coarse where both trace" python3 "$(dirname "$script")/trace_agree.py" \
+		"$up/.ground_truth/commits_exec.jsonl" "$tmp/coarse.jsonl"
+	cat "$out"
+fi
 expect_rc 0 "compare: executed vs static, per commit" python3 "$script" compare --repo "$up"
 cat "$out" "$err" | head -20
+
+# the selector against the execution truth (and the static one) of those commits
+if [[ -n $bench ]]; then
+	sel=("$bench" --repo "$up" --commits "$eval")
+	[[ $run == contiguous ]] && sel+=(--contiguous)
+	expect_rc 0 "selector: recall per shape against both truths" "${sel[@]}"
+	cat "$out"
+	check "the selector was measured against the execution truth" \
+		grep -q '^recall (executed)   [0-9]' "$out"
+fi
 
 # a broken generated module makes the check fail (the check can fail)
 victim=$(grep -l '^def ' "$up"/torch/nn/functional.py)

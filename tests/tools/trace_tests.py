@@ -26,8 +26,15 @@ Subcommands (stdlib only, python3 >= 3.11):
          walk the history in .ground_truth/commits.jsonl order, keeping a copy of torch/ and
          test/ at the current commit; trace every test at the first commit, then after each
          commit re-trace only the tests whose last trace may have changed, and write the truth
-         of N single commits spread evenly (as bench-select-eval picks them) to
-         .ground_truth/commits_exec.jsonl.
+         of N single commits spread evenly (as bench-select-eval picks them; --contiguous:
+         the last N, the walk starting at the first one's parent) to
+         .ground_truth/commits_exec.jsonl. Traces run in forks of one interpreter that
+         imported torch once (trace_fork.py; --no-fork: a new interpreter each); a
+         module-level change to torch's own modules dirties the tests that read a name whose
+         value changed (trace_names.py; --coarse: every test, the commit "affected_all").
+         Each line is flushed as written (a run cut short leaves FILE.tmp readable);
+         --progress also says so on stderr, a line per commit written.
+  serve  --root DIR: the interpreter trace_fork.py forks (requests on stdin).
   check  --repo DIR
          trace every test at HEAD and compare with .ground_truth/tests.jsonl: the functions of
          torch/'s generated modules each test executed must be exactly those it statically
@@ -43,7 +50,10 @@ re-traced before the next commit whose truth is written; until then it is "stale
 dirty for every commit in between. Its executed set before a written commit is then the one
 traced at that commit, which the generator's history makes exact (its commits change calls only
 in tests they also change, or in fallback commits); --exact re-traces stale tests at the parent
-too, at twice the cost.
+too, at twice the cost. Module-level code of torch's own modules (imported by every test) is
+the exception to "the test's file imports it": there a test is dirty when its run read a name
+whose value differs between the two revisions' imported torch (trace_names.py says how both
+are known, and docs/fixture.md why that is sound).
 """
 
 import argparse
@@ -65,6 +75,20 @@ OPINFO = "opinfo::"  # an op database entry, used when its methods run with it a
 EVERY_TEST = ("setup.py", "CMakeLists.txt", "pyproject.toml", "test/conftest.py", "test/run_test.py")
 TRUTH_LINE_MAX = 64 << 20
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace_names import (  # noqa: E402 (this directory, put on the path above)
+    IMPORT_HOOKS,
+    IMPORT_SYSTEM,
+    WHOLE,
+    ReadingModule,
+    changed_names,
+    code_names,
+    fingerprint,
+    module_file,
+    record_module_reads,
+    test_names,
+)
+
 
 # ---------------------------------------------------------------- trace (runs in the tree)
 
@@ -75,6 +99,7 @@ class ImportRecorder:
     def __init__(self):
         self.edges = collections.defaultdict(set)
         self.orig = builtins.__import__
+        self.bind = False  # trace_fork.py: a package imported again binds loaded submodules
 
     def __enter__(self):
         builtins.__import__ = self.hook
@@ -85,6 +110,8 @@ class ImportRecorder:
 
     def hook(self, name, globals=None, locals=None, fromlist=(), level=0):
         mod = self.orig(name, globals, locals, fromlist, level)
+        if self.bind and level == 0:
+            bind_parents(name)
         importer = globals.get("__name__") if globals else None
         if importer and level == 0:
             parts = name.split(".")
@@ -107,6 +134,17 @@ class ImportRecorder:
         return seen
 
 
+def bind_parents(name):
+    """What loading `name` does to its parents in a fresh interpreter, for modules that were
+    loaded before their package was imported again: each is an attribute of its package."""
+    parts = name.split(".")
+    for i in range(1, len(parts)):
+        parent = sys.modules.get(".".join(parts[:i]))
+        child = sys.modules.get(".".join(parts[: i + 1]))
+        if parent is not None and child is not None and parts[i] not in vars(parent):
+            setattr(parent, parts[i], child)
+
+
 class Tracer:
     """Records the torch/ and test/ functions a call runs, as "path::qualname" keys."""
 
@@ -114,6 +152,10 @@ class Tracer:
         self.prefix = os.path.realpath(root) + os.sep
         self.keys = {}
         self.seen = set()
+        self.names = {}  # key -> the names its code may look up (co_names), over its runs
+        self.ext = set()  # code outside torch/ and test/ a run executed (the stdlib's)
+        self.ext_names = {}
+        self.read = set()  # names looked up on the tree's modules in the last run
 
     def key(self, code):
         # by identity: equal code objects of two files (same body, same line) compare equal
@@ -123,6 +165,8 @@ class Tracer:
             rel = f[len(self.prefix):] if f.startswith(self.prefix) else ""
             k = f"{rel}::{code.co_qualname}" if rel.startswith(("torch/", "test/")) else ""
             e = self.keys[id(code)] = (code, k)
+            if k:
+                self.names.setdefault(k, set()).update(code_names(code, rel))
         return e[1]
 
     def profile(self, frame, event, arg):
@@ -134,25 +178,36 @@ class Tracer:
                     op = frame.f_locals.get("self")
                     if op is not None and hasattr(op, "sample_inputs_func"):
                         self.seen.add(f"{OPINFO}{op.name}")
+            else:
+                self.ext.add(frame.f_code)
+
+    def other_names(self):
+        """The names the code outside torch/ and test/ of the last run may read, and those
+        read from the tree's modules by attribute lookup."""
+        out = set(self.read)
+        for code in self.ext:
+            f = code.co_filename
+            if f.startswith(IMPORT_SYSTEM) or any(h in f for h in IMPORT_HOOKS):
+                continue
+            n = self.ext_names.get(code)
+            if n is None:
+                n = self.ext_names[code] = frozenset(code_names(code, code.co_filename))
+            out |= n
+        return out
 
     def run(self, fn):
         self.seen = set()
+        self.ext = set()
+        self.read = ReadingModule.reads = set()
         sys.setprofile(self.profile)
         try:
             fn()
         finally:
             sys.setprofile(None)
+            ReadingModule.reads = None
+        if self.read & WHOLE:
+            self.read.add("*")
         return self.seen
-
-
-def module_file(root, name):
-    m = sys.modules.get(name)
-    f = getattr(m, "__file__", None)
-    if not f:
-        return None
-    f = os.path.realpath(f)
-    r = os.path.realpath(root) + os.sep
-    return f[len(r):] if f.startswith(r) else None
 
 
 def test_files(root):
@@ -189,9 +244,9 @@ def file_tests(rel, mod):
             yield f"{rel}::{template[0]}::{template[1]}", cls, meth
 
 
-def cmd_trace(a):
-    root = os.path.abspath(a.root)
-    sys.path.insert(0, root)
+def selection(root, a):
+    """The test files to load, the test ids wanted (None: every test), the files whose every
+    test is wanted."""
     wanted, whole = None, set()
     if a.ids:  # test ids, and "file PATH" lines: every test of that file (new ones too)
         with open(a.ids) as f:
@@ -201,23 +256,56 @@ def cmd_trace(a):
     files = a.files or test_files(root)
     if wanted is not None and not a.files:
         files = sorted({i.split("::")[0] for i in wanted} | whole)
-    tracer = Tracer(root)
+    return files, wanted, whole
+
+
+def cmd_trace(a):
+    root = os.path.abspath(a.root)
+    sys.path.insert(0, root)
+    files, wanted, whole = selection(root, a)
     rec = ImportRecorder()
+    with rec:
+        import_prelude()
+    return trace_tree(root, a, rec, files, wanted, whole)
+
+
+def import_prelude():
+    import torch  # noqa: F401 (the prelude every test file shares)
+    import torch.testing._internal.common_methods_invocations  # noqa: F401
+    import torch.testing._internal.common_utils  # noqa: F401
+
+
+def trace_tree(root, a, rec, files, wanted, whole):
+    """Traces the tests of `files` (those of `wanted`, or of a file in `whole`) with torch
+    imported already, as `trace` says."""
+    tracer = Tracer(root)
     executed = collections.defaultdict(set)
     errors = []
     out = open(a.out, "w")
-    with rec:
-        import torch  # noqa: F401 (the prelude every test file shares)
-        import torch.testing._internal.common_methods_invocations  # noqa: F401
-        import torch.testing._internal.common_utils  # noqa: F401
     prelude_names = frozenset(sys.modules)
     prelude = {module_file(root, m) for m in prelude_names}
     prelude.discard(None)
+    record_module_reads(root, prelude_names)
+    if a.fingerprint:
+        with open(a.fingerprint, "w") as f:
+            json.dump(fingerprint(root, prelude_names), f)
+    if a.fingerprint_only:
+        out.write(json.dumps({"prelude": sorted(prelude), "errors": []}) + "\n")
+        out.close()
+        return 0
+    load_names = {}
+    other = collections.defaultdict(set)
     for i, rel in enumerate(files):
         if not os.path.exists(os.path.join(root, rel)):
             continue
-        with rec:
-            name, mod = load_file(root, rel, i)
+        with rec:  # the file's own module-level code, and its helpers', read names too
+            name, mod = None, None
+
+            def load(rel=rel, i=i):
+                nonlocal name, mod
+                name, mod = load_file(root, rel, i)
+
+            load_names[rel] = test_names(tracer, tracer.run(load), tracer.other_names())
         mods = {module_file(root, m) for m in rec.closure(name, prelude_names)} - {None}
         out.write(json.dumps({"file": rel, "modules": sorted(mods)}) + "\n")
         for tid, cls, meth in file_tests(rel, mod):
@@ -229,8 +317,12 @@ def cmd_trace(a):
             except Exception as e:  # a failing test is a generator bug: say which
                 errors.append(f"{tid} ({cls.__name__}.{meth}): {type(e).__name__}: {e}")
                 executed[tid] |= tracer.seen
+            other[tid] |= tracer.other_names()
     for tid in sorted(executed):
-        out.write(json.dumps({"id": tid, "executed": sorted(executed[tid])}) + "\n")
+        names = test_names(tracer, executed[tid], load_names.get(tid.split("::")[0], ()))
+        names |= other[tid]
+        out.write(json.dumps({"id": tid, "executed": sorted(executed[tid]),
+                              "names": sorted(names)}) + "\n")
     out.write(json.dumps({"prelude": sorted(prelude), "errors": errors}) + "\n")
     out.close()
     for e in errors[:10]:
@@ -238,20 +330,28 @@ def cmd_trace(a):
     return 1 if errors else 0
 
 
-def run_trace(root, out, ids=None, files=None):
-    """Runs `trace` in a fresh interpreter (a changed tree needs fresh modules)."""
-    argv = [sys.executable, os.path.abspath(__file__), "trace", "--root", root, "--out", out]
-    if ids is not None:
-        argv += ["--ids", ids]
-    if files:
-        argv += ["--files", *files]
-    rc = subprocess.run(argv).returncode
-    res = {"tests": {}, "files": {}, "prelude": set(), "errors": []}
+def run_trace(root, out, ids=None, files=None, fp=None, fp_only=False, server=None):
+    """Runs `trace` in a fresh interpreter (a changed tree needs fresh modules), or in a fork
+    of `server` (trace_fork.py), which brings its modules to the tree's revision."""
+    if server is not None:
+        rc = server.trace(out, ids, files, fp, fp_only)
+    else:
+        argv = [sys.executable, os.path.abspath(__file__), "trace", "--root", root, "--out", out]
+        if ids is not None:
+            argv += ["--ids", ids]
+        if files:
+            argv += ["--files", *files]
+        if fp:
+            argv += ["--fingerprint", fp] + (["--fingerprint-only"] if fp_only else [])
+        rc = subprocess.run(argv).returncode
+    res = {"tests": {}, "names": {}, "files": {}, "prelude": set(), "errors": []}
     with open(out) as f:
         for line in f:
             o = json.loads(line)
             if "id" in o:
-                res["tests"][o["id"]] = frozenset(o["executed"])
+                # interned: 63,000 tests share most of their keys and names
+                res["tests"][o["id"]] = frozenset(map(sys.intern, o["executed"]))
+                res["names"][o["id"]] = frozenset(map(sys.intern, o["names"]))
             elif "file" in o:
                 res["files"][o["file"]] = frozenset(o["modules"])
             else:
@@ -259,6 +359,9 @@ def run_trace(root, out, ids=None, files=None):
                 res["errors"] = o["errors"]
     if rc or res["errors"]:
         raise SystemExit(f"trace_tests: tracing {root} failed ({len(res['errors'])} tests)")
+    if fp:
+        with open(fp) as f:
+            res["fp"] = json.load(f)
     return res
 
 
@@ -353,6 +456,7 @@ def native_blocks(path, src):
 
 class Change:
     def __init__(self):
+        self.paths = set()  # Python files changed
         self.keys = set()  # functions changed
         self.modules = set()  # files whose module-level code changed
         self.test_files = set()
@@ -413,9 +517,11 @@ def write_file(state, path, src):
         f.write(src)
 
 
-def apply_change(git, state, a, b):
-    """Moves the copy in `state` from commit a to commit b and says what changed."""
+def apply_change(git, state, a, b, before_write=None):
+    """Moves the copy in `state` from commit a to commit b and says what changed;
+    before_write(ch) runs when what changed is known and the copy is still at a."""
     ch = Change()
+    writes = []
     for path, old, new in git.diff(a, b):
         if path in EVERY_TEST or path.endswith(".cmake") or path.endswith("CMakeLists.txt"):
             ch.every = True
@@ -432,13 +538,18 @@ def apply_change(git, state, a, b):
                 ch.modules.add(path)
             if path.startswith("test/") and os.path.basename(path).startswith("test_"):
                 ch.test_files.add(path)
-            write_file(state, path, after)
+            writes.append((path, after))
+            ch.paths.add(path)
         elif path.startswith("aten/src/ATen/native/") and path.endswith((".yaml", ".cpp")):
             o0 = native_blocks(path, git.blob(old))
             o1 = native_blocks(path, git.blob(new))
             for op in set(o0) | set(o1):
                 if o0.get(op) != o1.get(op):
                     ch.keys.add(f"{NATIVE}::{op}")
+    if before_write is not None:
+        before_write(ch)
+    for path, after in writes:
+        write_file(state, path, after)
     return ch
 
 
@@ -446,8 +557,15 @@ def apply_change(git, state, a, b):
 
 
 class Walk:
-    def __init__(self, repo, scratch, exact):
+    def __init__(self, repo, scratch, exact, coarse=False, fork=True):
+        self.fork = fork
+        self.server = None
         self.git = Git(repo)
+        self.coarse = coarse  # a module-level change to torch's own modules: every test
+        self.names = {}  # id -> names its last run may have read
+        self.fp = {}  # torch's modules' fingerprint at the current commit
+        self.fp_stale = False  # torch's files changed since it was taken
+        self.fingerprints = 0
         self.state = os.path.join(scratch, "tree")
         self.scratch = scratch
         self.exact = exact
@@ -469,6 +587,10 @@ class Walk:
         subprocess.run(["tar", "-x", "-C", self.state], stdin=tar.stdout, check=True)
         tar.wait()
         self.cur = rev
+        if self.fork:
+            import trace_fork
+
+            self.server = trace_fork.Server(self.state)
         self.retrace(None)
 
     def retrace(self, ids, files=()):
@@ -484,13 +606,19 @@ class Walk:
             with open(idfile, "w") as f:
                 f.write("".join(i + "\n" for i in sorted(ids)))
                 f.write("".join("file " + x + "\n" for x in sorted(files)))
-        res = run_trace(self.state, out, idfile)
+        fp = None if ids is not None or self.coarse else os.path.join(self.scratch, "fp.json")
+        res = run_trace(self.state, out, idfile, fp=fp, server=self.server)
+        if fp:
+            self.fp, self.fp_stale = res["fp"], False
         if ids is None:
             self.tests = dict(res["tests"])
+            self.names = dict(res["names"])
         else:
             for i in ids:
                 self.tests.pop(i, None)  # deleted unless traced again
+                self.names.pop(i, None)
             self.tests.update(res["tests"])
+            self.names.update(res["names"])
         self.files.update(res["files"])
         self.prelude = res["prelude"]
         self.stale, self.stale_files = set(), set()
@@ -503,7 +631,9 @@ class Walk:
         """Tests whose run may differ after change ch: they ran a changed function, or their
         file or a module it imports has changed module-level code. None: every test."""
         if ch.modules & self.prelude:
-            return None
+            if self.coarse:
+                return None
+            return self.dirty_precise(ch)
         d = set()
         own = ch.modules | ch.test_files
         for tid, ex in self.tests.items():
@@ -514,12 +644,50 @@ class Walk:
                 d.add(tid)
         return d
 
+    def parent_fingerprint(self, ch):
+        """Before a module-level change to torch's own modules, the fingerprint of the commit
+        it applies to, when changes since the last one may have altered it."""
+        if self.coarse or not self.fp_stale or not (ch.modules & self.prelude):
+            return
+        self.fp = self.fingerprint()["fp"]
+
+    def fingerprint(self):
+        t0 = time.monotonic()
+        fp = os.path.join(self.scratch, "fp.json")
+        res = run_trace(self.state, os.path.join(self.scratch, "fp.jsonl"), fp=fp, fp_only=True,
+                        server=self.server)
+        self.fingerprints += 1
+        self.trace_seconds += time.monotonic() - t0
+        self.fp_stale = False
+        return res
+
+    def dirty_precise(self, ch):
+        """Module-level code of torch's own modules changed: the names whose values differ
+        between the two commits' imported torch (fingerprints), and the tests whose run may
+        have read one of them (or read a computed name), besides those of dirty()."""
+        res = self.fingerprint()
+        changed = changed_names(self.fp, res["fp"])
+        self.fp, self.prelude = res["fp"], res["prelude"]
+        keep = ch.modules - self.prelude
+        mods = Change()
+        mods.keys, mods.modules, mods.test_files = ch.keys, keep, ch.test_files
+        d = self.dirty(mods)
+        changed.add("*")
+        for tid, names in self.names.items():
+            if tid not in d and not names.isdisjoint(changed):
+                d.add(tid)
+        return d
+
     def move(self, rev, want):
         """To commit rev; returns its truth when `want` (the current commit is its parent)."""
         if want and self.exact and (self.stale or self.stale_files):
             self.retrace(self.stale, self.stale_files)  # every set exact at the parent
-        ch = apply_change(self.git, self.state, self.cur, rev)
+        ch = apply_change(self.git, self.state, self.cur, rev, self.parent_fingerprint)
         self.cur = rev
+        if any(p.startswith("torch/") for p in ch.paths):
+            self.fp_stale = True  # a value of torch's may differ (an op database entry)
+        if self.server is not None:
+            self.server.changed |= {p for p in ch.paths if p.startswith("torch/")}
         d = self.dirty(ch)
         every = ch.every or d is None
         if d is None:
@@ -545,11 +713,23 @@ class Walk:
         return {**truth, "affected": sorted(affected), "retraced": len(res["tests"])}
 
 
+def cpu_seconds():
+    """CPU time of this process and the interpreters it waited for."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def pick(singles, n):
     """The single commits bench-select-eval evaluates: n spread evenly (k * singles / n)."""
     if n <= 0 or n >= len(singles):
         return set(singles)
     return {singles[k * len(singles) // n] for k in range(n)}
+
+
+def pick_run(singles, n):
+    """n consecutive single commits, the last of the history: traced revisions close together
+    keep what a commit makes dirty small."""
+    return set(singles if n <= 0 else singles[-n:])
 
 
 def cmd_truth(a):
@@ -562,31 +742,47 @@ def cmd_truth(a):
             o = json.loads(line)
             commits.append((o["id"], o["parents"], o["fallback"]))
     singles = [c for c, p, _ in commits if len(p) == 1]
-    want = pick(singles, a.commits)
+    want = pick_run(singles, a.commits) if a.contiguous else pick(singles, a.commits)
+    start = 0  # the walk starts at the parent of the first commit written
+    if a.contiguous:
+        start = min(i for i, c in enumerate(commits) if c[0] in want)
+        start = next(i for i, c in enumerate(commits) if c[0] == commits[start][1][0])
     out_path = a.out or os.path.join(gt, "commits_exec.jsonl")
     scratch = tempfile.mkdtemp(prefix="trace-tests-")
     t0 = time.monotonic()
-    w = Walk(a.repo, scratch, a.exact)
+    w = Walk(a.repo, scratch, a.exact, a.coarse, not a.no_fork)
     try:
-        w.checkout(commits[0][0])
+        w.checkout(commits[start][0])
         first = time.monotonic() - t0
         n_full = len(w.tests)
+        done = 0
         with open(out_path + ".tmp", "w") as out:
-            for cid, parents, fallback in commits[1:]:
+            for cid, parents, fallback in commits[start + 1:]:
                 if w.cur != parents[0]:
                     w.move(parents[0], False)
                 truth = w.move(cid, cid in want and len(parents) == 1)
                 if truth is not None:
                     truth = {"id": cid, "fallback": fallback, **truth}
                     out.write(json.dumps(truth) + "\n")
+                    out.flush()  # a long run's lines so far stay readable
+                    done += 1
+                    if a.progress:
+                        print(f"truth: {done}/{len(want)} written, {cid[:10]}, "
+                              f"{truth['retraced']} traced again, {len(truth['affected'])} "
+                              f"affected, {time.monotonic() - t0:.0f} s, "
+                              f"{cpu_seconds():.0f} s CPU", file=sys.stderr, flush=True)
         os.replace(out_path + ".tmp", out_path)
     finally:
         w.git.close()
+        if w.server is not None:
+            w.server.close()
         shutil.rmtree(scratch, ignore_errors=True)
     total = time.monotonic() - t0
     print(json.dumps({"commits": len(commits), "written": len(want), "tests": n_full,
                       "first_trace_seconds": round(first, 2), "traces": w.traces,
                       "traced_tests": w.traced_tests, "trace_seconds": round(w.trace_seconds, 1),
+                      "fingerprints": w.fingerprints, "forked": w.server is not None,
+                      "cpu_seconds": round(cpu_seconds(), 1),
                       "seconds": round(total, 1), "out": out_path}))
     return 0
 
@@ -677,6 +873,12 @@ def cmd_compare(a):
     return 1 if bad or n == 0 else 0
 
 
+def cmd_serve(a):
+    import trace_fork
+
+    return trace_fork.serve(a.root)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -685,17 +887,26 @@ def main():
     t.add_argument("--out", required=True)
     t.add_argument("--ids")
     t.add_argument("--files", nargs="*")
+    t.add_argument("--fingerprint")
+    t.add_argument("--fingerprint-only", action="store_true")
     r = sub.add_parser("truth")
     r.add_argument("--repo", required=True)
     r.add_argument("--commits", type=int, default=500)
     r.add_argument("--out")
     r.add_argument("--exact", action="store_true")
+    r.add_argument("--coarse", action="store_true")
+    r.add_argument("--contiguous", action="store_true")
+    r.add_argument("--no-fork", action="store_true")
+    r.add_argument("--progress", action="store_true", help="a line on stderr per commit written")
+    v = sub.add_parser("serve")
+    v.add_argument("--root", required=True)
     c = sub.add_parser("check")
     c.add_argument("--repo", required=True)
     m = sub.add_parser("compare")
     m.add_argument("--repo", required=True)
     a = p.parse_args()
-    cmds = {"trace": cmd_trace, "truth": cmd_truth, "check": cmd_check, "compare": cmd_compare}
+    cmds = {"serve": cmd_serve, "trace": cmd_trace, "truth": cmd_truth, "check": cmd_check,
+            "compare": cmd_compare}
     return cmds[a.cmd](a)
 
 
