@@ -771,6 +771,8 @@ def cmd_truth(a):
                               f"{truth['retraced']} traced again, {len(truth['affected'])} "
                               f"affected, {time.monotonic() - t0:.0f} s, "
                               f"{cpu_seconds():.0f} s CPU", file=sys.stderr, flush=True)
+                    if a.limit and done >= a.limit:
+                        break
         os.replace(out_path + ".tmp", out_path)
     finally:
         w.git.close()
@@ -898,6 +900,9 @@ def main():
     r.add_argument("--contiguous", action="store_true")
     r.add_argument("--no-fork", action="store_true")
     r.add_argument("--progress", action="store_true", help="a line on stderr per commit written")
+    r.add_argument("--limit", type=int, default=0,
+                   help="stop after writing this many commits (a long walk cut in pieces: "
+                   "--commits N --limit K writes the first K of the last N)")
     v = sub.add_parser("serve")
     v.add_argument("--root", required=True)
     c = sub.add_parser("check")
