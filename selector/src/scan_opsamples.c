@@ -312,9 +312,125 @@ static bool keyword_before(const char *d, size_t from, size_t p)
 	return false;
 }
 
+/* The brackets open around a position of a sample function's body: each with whether it is a
+ * keyword argument's value that holds no shape (`args=(1,)`, `dim=(0, 1)`: the sample's
+ * arguments, not its tensors). Deeper nesting than NEST_MAX is followed but not flagged. */
+#define NEST_MAX 64
+struct nest {
+	size_t depth;
+	char open[NEST_MAX];
+	bool arg[NEST_MAX];
+};
+
+/* The innermost open bracket, or '\0' at the top. */
+static char nest_top(const struct nest *st, bool *arg)
+{
+	size_t t = st->depth < NEST_MAX ? st->depth : NEST_MAX;
+	if (arg)
+		*arg = st->depth && st->depth <= NEST_MAX && st->arg[t - 1];
+	return st->depth && st->depth <= NEST_MAX ? st->open[t - 1] : '\0';
+}
+
+/* Whether the bracket at d[p] (p: after skipping blanks back from it) is a keyword argument's
+ * value other than shape=/size= inside a call: `args=(`, `dim=(` but not `x == (`. */
+static bool keyword_value(const struct nest *st, const char *d, size_t from, size_t p)
+{
+	if (nest_top(st, NULL) != '(' || p <= from || d[p - 1] != '=')
+		return false;
+	size_t q = p - 1;
+	while (q > from && (d[q - 1] == ' ' || d[q - 1] == '\t'))
+		q--;
+	size_t b = q;
+	while (b > from && (isalnum((unsigned char)d[b - 1]) || d[b - 1] == '_'))
+		b--;
+	if (b == q)
+		return false; /* `==`, `<=`, `:=`, ... */
+	return !word_is(d + b, q - b, "shape") && !word_is(d + b, q - b, "size");
+}
+
+/* The factor of `N * (...)` or `(...) * N` around a tuple from d[i] to d[end] (its ')'), p the
+ * first non-blank before it: 1 when there is none, N when an integer or size constant, -1 when
+ * the tuple is multiplied by anything else. `*(S, M)` (unpacking) is no product. */
+static long product_factor(const struct consts *c, const char *d, size_t from, size_t to, size_t p,
+			   size_t end)
+{
+	size_t a = end + 1;
+	while (a < to && (d[a] == ' ' || d[a] == '\t'))
+		a++;
+	if (a < to && d[a] == '*' && !(a + 1 < to && d[a + 1] == '*')) {
+		a++;
+		while (a < to && (d[a] == ' ' || d[a] == '\t'))
+			a++;
+		size_t e = a;
+		while (e < to && (isalnum((unsigned char)d[e]) || d[e] == '_'))
+			e++;
+		return element(c, d + a, e - a);
+	}
+	if (p <= from || d[p - 1] != '*')
+		return 1;
+	size_t q = p - 1;
+	while (q > from && (d[q - 1] == ' ' || d[q - 1] == '\t'))
+		q--;
+	if (q == from || strchr("*(,[{=:", d[q - 1]))
+		return 1; /* unpacking, not a product */
+	size_t b = q;
+	while (b > from && (isalnum((unsigned char)d[b - 1]) || d[b - 1] == '_'))
+		b--;
+	return element(c, d + b, q - b);
+}
+
+/* "(5,)" repeated `times` times ("(5, 5)"); false when the result is no shape. */
+static bool repeat_shape(char *shape, size_t cap, long times)
+{
+	if (times == 1)
+		return true;
+	if (times < 1 || times > SHAPE_DIMS)
+		return false;
+	char one[SHAPE_DIMS * 9 + 4];
+	size_t n = strlen(shape);
+	if (n < 3 || n >= sizeof one)
+		return false;
+	memcpy(one, shape + 1, n - 2); /* the elements, with a trailing ',' for one */
+	one[n - 2] = '\0';
+	size_t l = strlen(one);
+	if (l && one[l - 1] == ',')
+		one[--l] = '\0';
+	int nd = 1;
+	for (const char *q = one; *q; q++)
+		nd += *q == ',';
+	if (nd * times > SHAPE_DIMS)
+		return false;
+	size_t k = (size_t)snprintf(shape, cap, "(");
+	for (long t = 0; t < times; t++)
+		k += (size_t)snprintf(shape + k, cap - k, "%s%s", t ? ", " : "", one);
+	snprintf(shape + k, cap - k, ")");
+	return true;
+}
+
+/* Whether the tuple opening at d[i] (p: the first non-blank before it) holds a sample's
+ * arguments rather than a tensor's shape: a keyword argument's value (`args=(1,)`), an element
+ * of one (`args=((1, 2),)`), or a dict's value (`{'dim': (0,)}`). */
+static bool argument_tuple(const struct nest *st, const char *d, size_t from, size_t p)
+{
+	bool in_arg;
+	char top = nest_top(st, &in_arg);
+	return in_arg || keyword_value(st, d, from, p) ||
+	       (top == '{' && p > from && d[p - 1] == ':');
+}
+
+static void nest_push(struct nest *st, char open, bool arg)
+{
+	if (st->depth < NEST_MAX) {
+		st->open[st->depth] = open;
+		st->arg[st->depth] = arg;
+	}
+	st->depth++;
+}
+
 static void body_shapes(const struct consts *c, const char *d, size_t from, size_t to, char *list)
 {
 	size_t k = 0, n = 0;
+	struct nest st = { 0 };
 	list[0] = '\0';
 	for (size_t i = from; i < to; i++) {
 		char ch = d[i];
@@ -323,6 +439,13 @@ static void body_shapes(const struct consts *c, const char *d, size_t from, size
 				i++;
 		} else if (ch == '"' || ch == '\'') {
 			i = skip_string(d, to, i) - 1;
+		} else if (ch == ')' || ch == ']' || ch == '}') {
+			st.depth -= st.depth > 0;
+		} else if (ch == '[' || ch == '{') {
+			size_t p = i;
+			while (p > from && (d[p - 1] == ' ' || d[p - 1] == '\t'))
+				p--;
+			nest_push(&st, ch, ch == '[' && keyword_value(&st, d, from, p));
 		} else if (ch == '(') {
 			size_t p = i;
 			while (p > from && (d[p - 1] == ' ' || d[p - 1] == '\t'))
@@ -333,9 +456,21 @@ static void body_shapes(const struct consts *c, const char *d, size_t from, size
 			if (call && isalpha((unsigned char)prev) && keyword_before(d, from, p))
 				call = false;
 			bool maker = call && maker_before(d, from, p);
+			bool arg = !call && keyword_value(&st, d, from, p);
 			char shape[SHAPE_DIMS * 9 + 4];
-			if ((!call || maker) && shape_at(c, d, to, i, maker, shape, sizeof shape))
-				add_shape(list, &k, &n, shape);
+			if (maker) {
+				if (shape_at(c, d, to, i, true, shape, sizeof shape))
+					add_shape(list, &k, &n, shape);
+			} else if (!call && !argument_tuple(&st, d, from, p) &&
+				   shape_at(c, d, to, i, false, shape, sizeof shape)) {
+				size_t end = i;
+				while (end < to && d[end] != ')')
+					end++;
+				long times = product_factor(c, d, from, to, p, end);
+				if (repeat_shape(shape, sizeof shape, times))
+					add_shape(list, &k, &n, shape);
+			}
+			nest_push(&st, '(', arg);
 		}
 	}
 }

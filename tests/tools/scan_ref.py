@@ -181,11 +181,40 @@ def paren_after(source_lines, line, col):
     return (line, col)
 
 
+def keyword_value(node, parents):
+    """Whether node is a call's keyword argument other than shape=/size= (`args=(1,)`)."""
+    k = parents.get(node)
+    return isinstance(k, ast.keyword) and k.arg is not None and k.arg not in ("shape", "size")
+
+
+def argument_tuple(n, parents):
+    """A sample's arguments rather than a tensor's shape: a keyword argument's value, an element
+    of a tuple or list that is one (`args=((1, 2),)`), or a dict's value (`{'dim': (0,)}`)."""
+    p = parents.get(n)
+    if keyword_value(n, parents):
+        return True
+    if isinstance(p, (ast.Tuple, ast.List)) and keyword_value(p, parents):
+        return True
+    return isinstance(p, ast.Dict) and any(v is n for v in p.values)
+
+
+def product_factor(n, parents, consts):
+    """N of `N * (...)` or `(...) * N` (an integer or a size constant); 1 when the tuple is not
+    multiplied, None when multiplied by anything else."""
+    p = parents.get(n)
+    if not (isinstance(p, ast.BinOp) and isinstance(p.op, ast.Mult)):
+        return 1
+    other = p.right if p.left is n else p.left
+    dims = shape_dims([other], consts)
+    return dims[0] if dims else None
+
+
 def sample_shapes(fn, consts, source_lines):
     """The literal shapes a sample function's header and body build: parenthesized tuples of
     integers and size constants, and the leading arguments of a make... factory's call."""
     found = []
     nodes = [n for part in [fn.args] + fn.body for n in ast.walk(part)]
+    parents = {ch: p for p in nodes for ch in ast.iter_child_nodes(p)}
     for n in nodes:
         if isinstance(n, ast.Call):
             f = n.func
@@ -201,9 +230,12 @@ def sample_shapes(fn, consts, source_lines):
             continue
         if source_lines[n.lineno - 1].encode()[n.col_offset:n.col_offset + 1] != b"(":
             continue
+        if argument_tuple(n, parents):
+            continue
         dims = shape_dims(n.elts, consts)
-        if dims is not None:
-            found.append(((n.lineno, n.col_offset), dims))
+        times = product_factor(n, parents, consts)
+        if dims is not None and times is not None and 1 <= times and len(dims) * times <= 8:
+            found.append(((n.lineno, n.col_offset), dims * times))
     out = []
     for _, dims in sorted(found):
         text = "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"

@@ -429,3 +429,16 @@ Test(scan_corpus, opinfo_names)
 	cr_assert_eq(f->opinfos[4].last_line, 16);
 	scan_file_destroy(f);
 }
+
+/* A sample's arguments (args=(1,), dim=(0,), {'dim': (0,)}) are no tensor shapes, a repeated
+ * tuple (2 * (S,), (S,) * 3) is the shape it builds, a product by an unknown factor none. */
+Test(scan_corpus, opinfo_sample_arguments)
+{
+	struct scan_file *f = scan_fixture("39_opinfo_sample_args.py", NULL);
+	cr_assert_eq(f->n_opinfos, 2);
+	cr_assert_str_eq(f->opinfos[0].samples,
+			 "(5, 5);(10, 2);(4, 0);(5, 5, 5);();(5, 1, 5, 1, 5, "
+			 "1);(6, 7);(5,);(10, 1)");
+	cr_assert_str_eq(f->opinfos[1].samples, "(5, 5)");
+	scan_file_destroy(f);
+}
