@@ -63,6 +63,29 @@ sum_alone=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
 [[ -n $with && -n $without && -n $sum_alone && $with -gt 0 && $sum_alone -gt 0 &&
 	$without == $((with + sum_alone)) ]] && ok ||
 	bad "a skipped variant's cases are not removed ($with with it skipped, $without without, $sum_alone of sum)"
+# the generic test unlisted, two of its variants listed: each eligible variant runs its own
+# op's cases (mean and sum), an unlisted one (amax) none; one listed variant runs its op alone
+cat >"$tmp/v2.yaml" <<'YAML'
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_op_variants.py
+      unlisted_test_mode: skip
+      tests:
+        - names: [TestOpVariants::test_reduction_mean, TestOpVariants::test_reduction_sum]
+          mode: mandatory_success
+  global:
+    supported_dtypes:
+      - {name: float16, precision: {atol: 0.1, rtol: 0.1}}
+    supported_ops: [mean, sum, amax]
+YAML
+sel2=("$exe" select --repo "$ex" --base HEAD~1 --head HEAD --specs "$tmp/v2.yaml")
+expect_rc 0 "select --explain, two variants listed" "${sel2[@]}" --explain "$id"
+two=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
+sed -i 's/TestOpVariants::test_reduction_mean, TestOpVariants::test_reduction_sum/TestOpVariants::test_reduction_mean/' "$tmp/v2.yaml"
+expect_rc 0 "select --explain, one variant listed" "${sel2[@]}" --explain "$id"
+one=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
+[[ -n $two && -n $one && $one == "$with" && $two == "$without" ]] && ok ||
+	bad "listed variants' cases: $two with mean and sum listed (want $without), $one with mean (want $with)"
 
 # a @parametrize variant of a device-generic test is decided by the variant rule, not as an op
 cat >"$tmp/p.yaml" <<'YAML'

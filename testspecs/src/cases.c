@@ -544,8 +544,9 @@ static bool same_variant_op(const char *op, const char *variant)
 }
 
 /* Whether the @ops variant of `op` of a generic test is listed `skip` by an entry of its own
- * (`TestFoo::test_x_sum` under `TestFoo::test_x`): that variant does not run, so it has no
- * cases. Asked as the runtime names it (`TestFooPRIVATEUSE1::test_x_sum_spyre`). */
+ * (`TestFoo::test_x_sum` under `TestFoo::test_x`), or, for a test eligible only through its
+ * variants' entries, is not eligible itself: that variant does not run, so it has no cases.
+ * Asked as the runtime names it (`TestFooPRIVATEUSE1::test_x_sum_spyre`). */
 static int variant_skipped(struct ctx *c, const char *op, bool *skipped)
 {
 	*skipped = false;
@@ -569,7 +570,8 @@ static int variant_skipped(struct ctx *c, const char *op, bool *skipped)
 	if (rc == ERR_INVAL)
 		return 0;
 	const struct spec_decision *d = c->variant_scratch;
-	*skipped = rc == 0 && d->entry && d->entry != c->entry && d->mode == SPEC_MODE_SKIP;
+	*skipped = rc == 0 && ((d->entry && d->entry != c->entry && d->mode == SPEC_MODE_SKIP) ||
+			       (c->by_variants && !d->eligible));
 	return rc < 0 ? rc : 0;
 }
 
@@ -612,9 +614,10 @@ static int rule_opinfo(struct ctx *c, size_t *used)
 		if (!in->sample_inputs.present && !supported_op(c->set, in->name.s))
 			rc = expand_ops(c, in->name.s, SPEC_RULE_OPINFO, in->loc, used);
 	}
-	if (rc == 0 && !*used && !g->has_supported_ops && c->variant_op)
-		rc = expand_ops(c, c->variant_op, SPEC_RULE_OPINFO,
-				e ? e->loc : (struct spec_loc){ 0 }, used);
+	const char *vop = c->variant_op ? c->variant_op : c->by_variants;
+	if (rc == 0 && !*used && !g->has_supported_ops && vop)
+		rc =
+		    expand_ops(c, vop, SPEC_RULE_OPINFO, e ? e->loc : (struct spec_loc){ 0 }, used);
 	return rc;
 }
 
@@ -738,9 +741,10 @@ static int expand_with(struct ctx *c)
 		if (d[0].id.dtype[0] && testspecs_dtype_parse(d[0].id.dtype, false, &vd) == 0)
 			c->variant_dtype = vd;
 	}
-	/* A test run for one listed variant of its @ops list: that op's cases only. */
+	/* A test eligible through listed variants of its @ops list: the ops whose variants are
+	 * eligible, each decided on its own (mean, prod and amax listed: all three run). */
 	if (d[0].variant_suffix && c->t->opinfo && !c->variant_op)
-		c->variant_op = d[0].variant_suffix;
+		c->by_variants = d[0].variant_suffix;
 	rc = expand_rules(c);
 out:
 	free(d);

@@ -31,9 +31,12 @@ struct ctx {
 	const char *resolve_id; /* the id the resolver is asked about */
 	const char *case_id;    /* the id the cases carry (and hash) */
 	const struct spec_test *entry;
-	enum spec_mode base;                   /* the test's mode */
-	const char *variant_op;                /* a device-generic id's op, else NONE */
-	enum spec_dtype variant_dtype;         /* a device-generic id's dtype, else NONE */
+	enum spec_mode base;           /* the test's mode */
+	const char *variant_op;        /* a device-generic id's op, else NONE */
+	enum spec_dtype variant_dtype; /* a device-generic id's dtype, else NONE */
+	/* An @ops test eligible only through variant entries of its own (the test itself
+	 * unlisted): each op runs when its variant is eligible; the deciding variant's op. */
+	const char *by_variants;
 	struct spec_decision *scratch;         /* per-op decisions */
 	struct spec_decision *variant_scratch; /* an op variant's own decision */
 	struct spec_expand_result *res;
