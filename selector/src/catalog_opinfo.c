@@ -84,14 +84,68 @@ const struct scan_opinfo *selector_catalog_opinfo(const struct catalog *cat, con
 
 /* The thread-local text of the last answer's "path:line" (the expansion copies what it keeps). */
 static _Thread_local char where_buf[1100];
+static _Thread_local char dtypes_buf[160];
+
+/* The names of comma list `a` that comma list `b` also has, in a's order ("" for none). */
+static const char *common_dtypes(const char *a, const char *b)
+{
+	size_t k = 0, blen = strlen(b);
+	dtypes_buf[0] = '\0';
+	while (*a) {
+		size_t n = strcspn(a, ",");
+		for (const char *p = b; p < b + blen;) {
+			size_t m = strcspn(p, ",");
+			if (m == n && strncmp(p, a, n) == 0 && k + n + 2 < sizeof dtypes_buf) {
+				k += (size_t)snprintf(dtypes_buf + k, sizeof dtypes_buf - k,
+						      "%s%.*s", k ? "," : "", (int)n, a);
+				break;
+			}
+			p += m + (p[m] == ',');
+		}
+		a += n + (a[n] == ',');
+	}
+	return dtypes_buf;
+}
+
+/* The test's @ops(..., allowed_dtypes=...) as canonical names into o->allowed_, when the
+ * scanner can evaluate it: PyTorch instantiates the test only for those dtypes. */
+static int allowed_dtypes(struct selector_opdb *o)
+{
+	const struct catalog_file *f = &o->cat->files[o->test->file];
+	if (!f->blob || !f->blob->scan || o->test->function < 0)
+		return 0;
+	const struct scan_function *fn = &f->blob->scan->functions[o->test->function];
+	for (size_t k = 0; k < fn->n_decorators; k++) {
+		const struct scan_decorator *d = &fn->decorators[k];
+		const char *dot = strrchr(d->name, '.');
+		if (strcmp(dot ? dot + 1 : d->name, "ops") != 0)
+			continue;
+		for (size_t i = 0; i < d->argc; i++) {
+			const struct scan_arg *a = &d->argv[i];
+			if (!a->keyword || strcmp(a->keyword, "allowed_dtypes") != 0 || !a->text)
+				continue;
+			struct arena ar = { 0 };
+			const char *names = NULL;
+			int rc = scan__dtypes_eval(&ar, a->text, strlen(a->text), &names);
+			if (rc == 0 && names)
+				snprintf(o->allowed_, sizeof o->allowed_, "%s", names);
+			scan__arena_free(&ar);
+			return rc;
+		}
+	}
+	return 0;
+}
 
 int selector_opdb_for(struct selector_opdb *o, const struct catalog *cat, const char *id)
 {
 	o->cat = cat;
 	o->test = cat ? selector_catalog_test(cat, id) : NULL;
 	o->ops_ = NULL;
+	o->allowed_[0] = '\0';
 	if (!o->test || o->test->opset == CATALOG_OPSET_NONE)
 		return 0;
+	if (allowed_dtypes(o) < 0)
+		return err_set(ERR_NOMEM, "allowed dtypes of '%s'", id);
 	struct catalog_variants *v = calloc(1, sizeof *v);
 	if (!v)
 		return err_set(ERR_NOMEM, "op variants of '%s'", id);
@@ -137,6 +191,8 @@ int selector_opinfo_of(void *opdb, const char *op, struct spec_opinfo *out)
 		return 0;
 	snprintf(where_buf, sizeof where_buf, "%s:%u", path ? path : "?", (unsigned)o->first_line);
 	*out = (struct spec_opinfo){ o->kind, o->dtypes, o->samples, o->sample_func, where_buf };
+	if (db->allowed_[0])
+		out->dtypes = o->dtypes ? common_dtypes(o->dtypes, db->allowed_) : db->allowed_;
 	return 1;
 }
 

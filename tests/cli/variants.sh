@@ -86,6 +86,33 @@ expect_rc 0 "select --explain, one variant listed" "${sel2[@]}" --explain "$id"
 one=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
 [[ -n $two && -n $one && $one == "$with" && $two == "$without" ]] && ok ||
 	bad "listed variants' cases: $two with mean and sum listed (want $without), $one with mean (want $with)"
+# @ops(..., allowed_dtypes=...): PyTorch instantiates the test for those dtypes only, so its
+# cases keep the OpInfo dtypes that are allowed
+cat >"$tmp/v3.yaml" <<'YAML'
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_op_variants.py
+      tests:
+        - names: [TestOpVariants::test_reduction]
+          mode: mandatory_success
+  global:
+    supported_dtypes:
+      - {name: float16, precision: {atol: 0.1, rtol: 0.1}}
+      - {name: float32, precision: {atol: 0.01, rtol: 0.01}}
+    supported_ops: [mean, sum]
+YAML
+sel3=("$exe" select --repo "$ex" --base HEAD~1 --head HEAD --specs "$tmp/v3.yaml")
+expect_rc 0 "select --explain, every dtype" "${sel3[@]}" --explain "$id"
+all_dt=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
+sed -i 's/^    @ops(reduction_ops)$/    @ops(reduction_ops, allowed_dtypes=(torch.float32,))/' "$ex/test/test_op_variants.py"
+grep -q "allowed_dtypes=(torch.float32,)" "$ex/test/test_op_variants.py" && ok ||
+	bad "the generated test_reduction is not decorated @ops(reduction_ops) any more"
+git -C "$ex" -c user.name=t -c user.email=t@t commit -qam "allow float32 only"
+sel3=("$exe" select --repo "$ex" --base HEAD~2 --head HEAD --specs "$tmp/v3.yaml")
+expect_rc 0 "select --explain, float32 allowed" "${sel3[@]}" --explain "$id"
+f32=$(sed -n 's/^    \([0-9]*\) kernel cases.*/\1/p' "$out")
+[[ -n $all_dt && -n $f32 && $f32 -gt 0 && $f32 -lt $all_dt ]] && ok ||
+	bad "allowed_dtypes=(torch.float32,): $f32 cases, $all_dt without it (want fewer, not none)"
 
 # a @parametrize variant of a device-generic test is decided by the variant rule, not as an op
 cat >"$tmp/p.yaml" <<'YAML'

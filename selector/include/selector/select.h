@@ -185,6 +185,7 @@ struct selector_opdb {
 	const struct catalog *cat;
 	const struct catalog_test *test;
 	void *ops_; /* private: the test's @ops variants as the catalog evaluates them, or NULL */
+	char allowed_[160]; /* private: its @ops(allowed_dtypes=...), canonical names, or "" */
 };
 /* Fills one for test id `id` (a catalog may be NULL: nothing known): 0 or ERR_NOMEM.
  * selector_opdb_finish() it after use. */
