@@ -142,22 +142,39 @@ static int run_one(struct select_report *rep, const struct spec_set *set,
 	return take_decision(rep, t, resolver, set, d, c, ropts, smoke, cat);
 }
 
-/* The head catalog's ids, for the resolver's variant rule (a longer test's name is its own). */
-static int catalog_has(void *ctx, const char *id)
-{
-	return strmap_get(ctx, id, NULL);
-}
+/* The head catalog's ids, for the resolver's variant rule (a longer test's name is its own).
+ * Built on the first question: the rule asks only about names that spec entries give as
+ * variants, and most selections ask nothing; indexing 60,000 ids per commit cost more than
+ * the rest of stage 3. */
+struct id_index {
+	struct strmap m;
+	bool built;
+	int rc;
+	const struct select_stage3_opts *o;
+	const struct select_candidate *cands;
+	size_t n_cands;
+};
 
-static int index_ids(struct strmap *m, const struct select_stage3_opts *o,
-		     const struct select_candidate *cands, size_t n_cands)
+static int index_ids(struct id_index *x)
 {
+	const struct select_stage3_opts *o = x->o;
 	for (size_t i = 0; i < o->n_catalog; i++)
-		if (strmap_put(m, o->catalog_ids[i], 1))
+		if (strmap_put(&x->m, o->catalog_ids[i], 1))
 			return err_set(ERR_NOMEM, "stage 3: test ids");
-	for (size_t i = 0; !o->catalog_ids && i < n_cands; i++)
-		if (strmap_put(m, cands[i].id, 1))
+	for (size_t i = 0; !o->catalog_ids && i < x->n_cands; i++)
+		if (strmap_put(&x->m, x->cands[i].id, 1))
 			return err_set(ERR_NOMEM, "stage 3: test ids");
 	return 0;
+}
+
+static int catalog_has(void *ctx, const char *id)
+{
+	struct id_index *x = ctx;
+	if (!x->built) {
+		x->built = true;
+		x->rc = index_ids(x);
+	}
+	return strmap_get(&x->m, id, NULL);
 }
 
 int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
@@ -169,7 +186,7 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 		opts = &none;
 	const char *smoke = opts->smoke_label ? opts->smoke_label : "smoke";
 	const struct catalog *opdb = opts->opdb ? opts->opdb : opts->catalog;
-	struct strmap ids = { 0 };
+	struct id_index ids = { .o = opts, .cands = cands, .n_cands = n_cands };
 	struct spec_resolve_opts ropts = { .tier = opts->tier,
 					   .is_test = catalog_has,
 					   .is_test_ctx = &ids };
@@ -177,8 +194,8 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 	if (!d)
 		return err_set(ERR_NOMEM, "stage 3: decision");
 	size_t first = rep->n_tests, eligible = 0;
-	int rc = index_ids(&ids, opts, cands, n_cands);
-	for (size_t i = 0; i < n_cands && rc == 0; i++) {
+	int rc = 0;
+	for (size_t i = 0; i < n_cands && rc == 0 && ids.rc == 0; i++) {
 		rc = run_one(rep, set, resolver, &cands[i], &ropts, smoke, opdb, d);
 		if (rc == 0 && opts->catalog)
 			rc = select__variants(&rep->tests[rep->n_tests - 1], opts->catalog,
@@ -189,7 +206,9 @@ int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 	if (rc == 0 && opts->catalog_ids)
 		rc = select__stale_drift(rep, set, resolver, opts, d);
 	free(d);
-	strmap_free(&ids);
+	strmap_free(&ids.m);
+	if (rc == 0)
+		rc = ids.rc;
 	for (size_t i = first; i < rep->n_tests; i++)
 		eligible += rep->tests[i].fate >= SELECT_ELIGIBLE;
 	rep->stages[2].in = n_cands;
