@@ -53,7 +53,7 @@ expect_rc 0 "specs explain" "$exe" specs explain --test test/test_graph_fixture.
 check "explain: graph line" grep -q "graph tests/fixtures/executors/graph/graphs/mlp.yaml (5 ops, relayout best)" "$out"
 
 # --- a missing graph: refused at the graph: node, by lint, list and run alike.
-want="bad_path.yaml:9:22: error: graph 'graphs/no_such_graph.yaml': .*No such file"
+want="bad_path.yaml:9:22: error: graph 'graphs/no_such_graph.yaml': cannot open [^ ]*no_such_graph.yaml: No such file"
 expect_rc 2 "lint refuses a missing graph" "$exe" specs lint "$bad_spec"
 check "lint: file:line:col" grep -Eq "$want" "$out" "$err"
 expect_rc 2 "list refuses a missing graph" "$exe" specs list "$bad_spec"

@@ -42,7 +42,9 @@ void walk_kernel_graph(struct walk *w, const struct ynode *v, struct spec_kernel
 	if (!g)
 		return;
 	if (spyre_graph_load_file(g, path) != 0) {
-		walk_error(w, v, "graph '%s': %s", kc->graph.s, err_last());
+		const char *why = err_last(); /* "graph: ..." from the emulator's loader */
+		walk_error(w, v, "graph '%s': %s", kc->graph.s,
+			   strncmp(why, "graph: ", 7) == 0 ? why + 7 : why);
 		err_clear();
 		return;
 	}
