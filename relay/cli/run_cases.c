@@ -77,50 +77,6 @@ static int read_changes(const struct run_args *a, struct change_set **cs)
 	return rc;
 }
 
-static const struct select_candidate *candidate(const struct front *f, const char *id)
-{
-	for (size_t i = 0; i < f->n_cands; i++)
-		if (strcmp(f->cands[i].id, id) == 0)
-			return &f->cands[i];
-	return NULL;
-}
-
-/* The kernel cases of every scheduled test, in rank order. */
-static int expand_scheduled(const struct run_args *a, const struct select_report *rep,
-			    const struct front *f, const struct spec_set *set,
-			    const struct spec_resolver *r, struct spec_case_list *list)
-{
-	for (size_t i = 0; i < rep->n_tests; i++) {
-		const struct select_test *t = &rep->tests[i];
-		const struct select_candidate *c = candidate(f, t->id);
-		if (t->fate != SELECT_SCHEDULED || !c)
-			continue;
-		const char *sep = strstr(t->id, "::");
-		char path[PATH_TEXT_MAX];
-		snprintf(path, sizeof(path), "%.*s", sep ? (int)(sep - t->id) : 0, t->id);
-		struct selector_opdb db;
-		if (selector_opdb_for(&db, f->head, t->id) < 0)
-			return err_prefix("kernel cases of '%s': ", t->id);
-		struct spec_case_test ct = {
-			.test_id = t->id,
-			.tier = a->tier,
-			.opinfo = c->opinfo,
-			.family = testspecs_family_for_path(path),
-			.body_ops = c->body_ops,
-			.n_body_ops = c->n_body_ops,
-			.opinfo_of = selector_opinfo_of,
-			.runs_op = selector_runs_op,
-			.opinfo_ctx = &db,
-		};
-		struct spec_expand_result res;
-		int rc = testspecs_cases_expand(list, r, set, &ct, &res);
-		selector_opdb_finish(&db);
-		if (rc)
-			return err_prefix("kernel cases of '%s': ", t->id);
-	}
-	return 0;
-}
-
 /* Selects, expands and runs the cases (while the spec set they point into is alive). */
 static int select_and_expand(const struct run_args *a, struct spec_case_list *list)
 {
@@ -150,7 +106,7 @@ static int select_and_expand(const struct run_args *a, struct spec_case_list *li
 	if (!rc)
 		rc = selector_stage4_run(&rep, NULL, NULL, &a->budget, 0);
 	if (!rc)
-		rc = expand_scheduled(a, &rep, &f, set, r, list);
+		rc = front_expand_scheduled(&f, &rep, set, r, a->tier, list);
 	/* now: the cases point into the spec set (their kernels, their locations) */
 	if (!rc)
 		rc = run__execute(a, list);

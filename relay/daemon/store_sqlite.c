@@ -510,10 +510,13 @@ static int sq_selection_put(struct store *base, int64_t id, const char *owner, c
 	return store__rollback(s, rc);
 }
 
-static int sq_selection_get(struct store *base, char **json, int64_t id)
+/* One text column of the row of statement `which` for `id`, copied into *json; ERR_NOTFOUND
+ * (its detail left to the caller) when there is no row. */
+static int text_by_id(struct store *base, enum st_id which, char **json, int64_t id,
+		      const char *what)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
-	sqlite3_stmt *st = store__stmt(s, ST_SELECTION_GET);
+	sqlite3_stmt *st = store__stmt(s, which);
 	*json = NULL;
 	if (!st)
 		return ERR_IO;
@@ -524,8 +527,13 @@ static int sq_selection_get(struct store *base, char **json, int64_t id)
 	sqlite3_reset(st);
 	if (rc == SQLITE_ROW)
 		return 0;
-	return rc == SQLITE_DONE ? err_set(ERR_NOTFOUND, "no selection for job %lld", (long long)id)
-				 : store__fail(s, "selection");
+	return rc == SQLITE_DONE ? ERR_NOTFOUND : store__fail(s, what);
+}
+
+static int sq_selection_get(struct store *base, char **json, int64_t id)
+{
+	int rc = text_by_id(base, ST_SELECTION_GET, json, id, "selection");
+	return rc == ERR_NOTFOUND ? err_set(rc, "no selection for job %lld", (long long)id) : rc;
 }
 
 static int sq_job_counts(struct store *base, int64_t counts[JOB_STATES])
@@ -574,21 +582,9 @@ static int sq_ping(struct store *base)
 
 static int sq_job_dispatch(struct store *base, char **json, int64_t id)
 {
-	struct store_sqlite *s = (struct store_sqlite *)base;
-	sqlite3_stmt *st = store__stmt(s, ST_JOB_DISPATCH);
-	*json = NULL;
-	if (!st)
-		return ERR_IO;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && !(*json = strdup((const char *)sqlite3_column_text(st, 0))))
-		rc = SQLITE_NOMEM;
-	sqlite3_reset(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE
-		   ? err_set(ERR_NOTFOUND, "job %lld came from no dispatch", (long long)id)
-		   : store__fail(s, "job dispatch");
+	int rc = text_by_id(base, ST_JOB_DISPATCH, json, id, "job dispatch");
+	return rc == ERR_NOTFOUND ? err_set(rc, "job %lld came from no dispatch", (long long)id)
+				  : rc;
 }
 
 static int sq_results_put(struct store *base, int64_t id, const char *owner,

@@ -77,11 +77,16 @@ static void unparen(const char **s, size_t *n)
 	}
 }
 
-/* The offset of the first top-level occurrence of word `kw` (surrounded by non-identifier
- * characters), or n. */
-static size_t find_kw(const char *s, size_t n, const char *kw)
+static bool ident_char(char c)
 {
-	size_t m = strlen(kw);
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The offset of the first top-level occurrence (outside brackets and strings) of `tok`, or n;
+ * with `word`, only where it stands between non-identifier characters. */
+static size_t find_top(const char *s, size_t n, const char *tok, bool word)
+{
+	size_t m = strlen(tok);
 	int depth = 0;
 	char q = 0;
 	for (size_t i = 0; i + m <= n; i++) {
@@ -96,36 +101,22 @@ static size_t find_kw(const char *s, size_t n, const char *kw)
 			depth++;
 		else if (c == ')' || c == ']' || c == '}')
 			depth--;
-		else if (depth == 0 && memcmp(s + i, kw, m) == 0 &&
-			 (i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_')) &&
-			 (i + m == n || !(isalnum((unsigned char)s[i + m]) || s[i + m] == '_')))
+		else if (depth == 0 && memcmp(s + i, tok, m) == 0 &&
+			 (!word || ((i == 0 || !ident_char(s[i - 1])) &&
+				    (i + m == n || !ident_char(s[i + m])))))
 			return i;
 	}
 	return n;
 }
 
-/* The first top-level occurrence of operator `op` (no word boundaries), or n. */
+static size_t find_kw(const char *s, size_t n, const char *kw)
+{
+	return find_top(s, n, kw, true);
+}
+
 static size_t find_op(const char *s, size_t n, const char *op)
 {
-	size_t m = strlen(op);
-	int depth = 0;
-	char q = 0;
-	for (size_t i = 0; i + m <= n; i++) {
-		char c = s[i];
-		if (q) {
-			q = c == q ? 0 : q;
-			continue;
-		}
-		if (c == '"' || c == '\'')
-			q = c;
-		else if (c == '(' || c == '[' || c == '{')
-			depth++;
-		else if (c == ')' || c == ']' || c == '}')
-			depth--;
-		else if (depth == 0 && memcmp(s + i, op, m) == 0)
-			return i;
-	}
-	return n;
+	return find_top(s, n, op, false);
 }
 
 static bool is_word(const char *s, size_t n, const char *w)
