@@ -36,7 +36,8 @@ static const struct ckey keys[] = {
 	{ "http.connections_max", CT_INT, 1, 4096, "256", false, O(http_connections_max),
 	  "concurrent HTTP connections; more are refused by the server" },
 	{ "state_dir", CT_STR, 1, S, "./spyre-ci-state", false, O(state_dir),
-	  "SQLite store, git mirror and reports; created if missing" },
+	  "SQLite store, git mirror and reports; created if missing; one daemon at a time "
+	  "(`daemon.lock`)" },
 	{ "log_level", CT_STR, 1, 16, "info", true, O(log_level),
 	  "error, warn, info, debug or trace" },
 	{ "upstream.repo", CT_STR, 3, 256, "pytorch/pytorch", true, O(upstream_repo),
@@ -68,7 +69,8 @@ static const struct ckey keys[] = {
 	{ "workers.lease_s", CT_INT, 2, 86400, "300", true, O(lease_s),
 	  "a claimed job's lease; renewed while it runs, reclaimed when it expires" },
 	{ "workers.max_attempts", CT_INT, 1, 100, "3", true, O(max_attempts),
-	  "claims of one job before it is marked failed" },
+	  "attempts at one job (claims after an expired lease, retries after a failure that "
+	  "may pass) before it is marked failed" },
 	{ "executor.jobs", CT_INT, 1, 256, "2", true, O(executor_jobs),
 	  "kernel cases run at once (child processes)" },
 	{ "executor.timeout_s", CT_INT, 1, 86400, "120", true, O(executor_timeout_s),

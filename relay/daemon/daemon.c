@@ -1,4 +1,5 @@
-/* Starting, reloading and stopping the daemon's threads. Start order: store (migrated), the
+/* Starting, reloading and stopping the daemon's threads. Start order: the state directory's
+ * lock (and, holding it, the mirror cleared of what a killed daemon left), store (migrated), the
  * group-commit writer, HTTP, poller, workers. Stop order is the reverse of intake: HTTP stops
  * first (MHD waits for the handlers, each of which waits for its commit), then the writer
  * commits what is queued, then the poller and the workers finish or release their jobs. */
@@ -11,6 +12,12 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "mirror.h"
+#include "statedir.h"
+
+/* How long a start waits for the state directory's lock: a daemon killed a moment ago may have
+ * children (executor workers) still on their way out. */
+#define STATEDIR_WAIT_MS 10000
 
 struct cfg_ref *daemon_cfg_get(struct daemon *d)
 {
@@ -96,6 +103,7 @@ int daemon_start(struct daemon **out, struct config *cfg, const struct worker_se
 	pthread_mutex_init(&d->read_mu, NULL);
 	pthread_mutex_init(&d->wake_mu, NULL);
 	pthread_cond_init(&d->wake, NULL);
+	d->lock_fd = -1;
 	if (seams)
 		d->seams = *seams;
 	if (!(d->cfg = ref_new(cfg))) {
@@ -105,7 +113,11 @@ int daemon_start(struct daemon **out, struct config *cfg, const struct worker_se
 	}
 	const struct config *c = &d->cfg->c;
 	struct store *w = NULL;
-	int rc = store_sqlite_open(&d->read_store, c->state_dir);
+	int rc = statedir_lock(&d->lock_fd, c->state_dir, STATEDIR_WAIT_MS);
+	if (rc == 0)
+		rc = mirror_recover(c->state_dir);
+	if (rc == 0)
+		rc = store_sqlite_open(&d->read_store, c->state_dir);
 	if (rc == 0)
 		rc = store_sqlite_open(&w, c->state_dir);
 	if (rc == 0)
@@ -171,6 +183,7 @@ void daemon_stop(struct daemon *d)
 	if (d->outbox_started)
 		pthread_join(d->outbox, NULL);
 	store_close(d->read_store);
+	statedir_unlock(d->lock_fd);
 	daemon_cfg_put(d->cfg);
 	pthread_mutex_destroy(&d->cfg_mu);
 	pthread_mutex_destroy(&d->read_mu);

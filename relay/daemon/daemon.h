@@ -48,6 +48,7 @@ struct daemon {
 	pthread_t outbox; /* the outbox sender (outbox.c), which runs retention too */
 	bool outbox_started;
 	volatile sig_atomic_t exec_stop; /* set on stop: the pools end their cases */
+	int lock_fd;                     /* the state directory's lock (statedir.h), or -1 */
 };
 
 /* Starts everything `cfg` asks for; takes `cfg` (zeroed on return). */

@@ -37,7 +37,7 @@ struct metrics {
 	    funnel_last[4]; /* the last selection: catalog, impacted, eligible, scheduled */
 	atomic_uint_fast64_t case_outcomes[M_CASE_OUTCOMES]; /* by enum exec_outcome */
 	struct m_hist job_run;                               /* claim -> completed queued */
-	atomic_uint_fast64_t jobs_completed, jobs_released;
+	atomic_uint_fast64_t jobs_completed, jobs_released, jobs_retried;
 	atomic_uint_fast64_t outbox_posts, outbox_delivered, outbox_retries, outbox_dead;
 	atomic_uint_fast64_t retention_jobs, retention_outbox;
 };

@@ -1,12 +1,23 @@
 /* The upstream mirror through libgit2. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "mirror.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/err.h"
 #include "common/limits.h"
+#include "common/log.h"
+
+/* One fetch at a time into the mirror: two fetches at once (two workers whose tips are not
+ * in the mirror yet, or a worker and the poller) race on libgit2's FETCH_HEAD.lock and ref
+ * locks, and the one that loses fails. */
+static pthread_mutex_t fetching = PTHREAD_MUTEX_INITIALIZER;
 
 static int git_fail(const char *what)
 {
@@ -21,21 +32,78 @@ int mirror_path(char *out, size_t size, const char *state_dir)
 	return 0;
 }
 
-int mirror_open(git_repository **out, const char *state_dir)
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-	char path[PATH_TEXT_MAX];
+	(void)sb;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : err_set_errno(ERR_IO, "mirror: cannot stat %s", path);
+	if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return err_set_errno(ERR_IO, "mirror: cannot remove %s", path);
+	return 0;
+}
+
+static int stale_lock(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	size_t n = strlen(path + ftw->base);
+	if (flag != FTW_F || n < 5 || strcmp(path + ftw->base + n - 5, ".lock"))
+		return 0;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -1;
+	log_warn("mirror: removed %s, left by a process that died holding it", path);
+	return 0;
+}
+
+int mirror_recover(const char *state_dir)
+{
+	char path[PATH_TEXT_MAX], part[PATH_TEXT_MAX + 8];
 	int rc = mirror_path(path, sizeof(path), state_dir);
 	if (rc < 0)
 		return rc;
+	snprintf(part, sizeof(part), "%s.new", path);
+	if ((rc = remove_tree(part)) < 0)
+		return rc;
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return 0;
+	if (nftw(path, stale_lock, 16, FTW_PHYS) != 0)
+		return err_set_errno(ERR_IO, "mirror: cannot clear the stale locks of %s", path);
+	return 0;
+}
+
+int mirror_open(git_repository **out, const char *state_dir)
+{
+	char path[PATH_TEXT_MAX], part[PATH_TEXT_MAX + 8];
+	int rc = mirror_path(path, sizeof(path), state_dir);
+	if (rc < 0)
+		return rc;
+	snprintf(part, sizeof(part), "%s.new", path);
 	/* The first opens of a new state directory come at once from the workers and the
 	 * poller: one of them creates the mirror, the others open it (two inits at once fail on
-	 * libgit2's config.lock, and failed the job that lost). */
+	 * libgit2's config.lock). It is made beside its place and renamed in, so that a process
+	 * killed during the init leaves no half-made mirror behind, only a .new that the next
+	 * start removes. */
 	static pthread_mutex_t creating = PTHREAD_MUTEX_INITIALIZER;
 	pthread_mutex_lock(&creating);
-	if (git_repository_open_bare(out, path) == 0)
+	if (git_repository_open_bare(out, path) == 0) {
 		rc = 0;
-	else if (git_repository_init(out, path, 1) < 0)
-		rc = git_fail("mirror init");
+	} else if ((rc = remove_tree(part)) == 0) {
+		git_repository *made = NULL;
+		if (git_repository_init(&made, part, 1) < 0)
+			rc = git_fail("mirror init");
+		git_repository_free(made);
+		if (rc == 0 && rename(part, path) < 0)
+			rc = err_set_errno(ERR_IO, "mirror: cannot rename %s", part);
+		if (rc == 0 && git_repository_open_bare(out, path) < 0)
+			rc = git_fail("mirror open");
+	}
 	pthread_mutex_unlock(&creating);
 	return rc;
 }
@@ -53,7 +121,10 @@ int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n)
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
 	opts.prune = GIT_FETCH_NO_PRUNE;
 	git_strarray specs = { .strings = (char **)refspecs, .count = n };
-	return git_remote_fetch(remote, &specs, &opts, NULL) < 0 ? git_fail("fetch") : 0;
+	pthread_mutex_lock(&fetching);
+	int rc = git_remote_fetch(remote, &specs, &opts, NULL) < 0 ? git_fail("fetch") : 0;
+	pthread_mutex_unlock(&fetching);
+	return rc;
 }
 
 void mirror_base(char base[41], git_repository *repo, const char *prev, const char *tip)

@@ -9,14 +9,21 @@
 /* Writes state_dir/mirror.git into `out`; ERR_LIMIT when it does not fit. */
 int mirror_path(char *out, size_t size, const char *state_dir);
 
-/* Opens the mirror, creating an empty bare repository the first time. */
+/* Clears what a process killed inside libgit2 leaves in the mirror: a half-made mirror.git.new
+ * and stale *.lock files (which would fail every later fetch). Only for the holder of the
+ * state directory's lock (statedir.h), before any thread opens the mirror. */
+int mirror_recover(const char *state_dir);
+
+/* Opens the mirror, creating an empty bare repository the first time (atomically: made as
+ * mirror.git.new, renamed in). */
 int mirror_open(git_repository **out, const char *state_dir);
 
 /* An anonymous remote for `url`, without url.*.insteadOf rewriting (the mirror's own config has
  * none, and libgit2 1.5 leaks the PCRE2 match data of that lookup at every remote). */
 int mirror_remote(git_remote **out, git_repository *repo, const char *url);
 
-/* Fetches `refspecs` ("+refs/heads/main:refs/heads/main") through `remote` into its mirror. */
+/* Fetches `refspecs` ("+refs/heads/main:refs/heads/main") through `remote` into its mirror;
+ * one fetch at a time in the process. */
 int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n);
 
 /* The base of a new tip given the previous one: the previous tip when the new one descends

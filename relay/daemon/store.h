@@ -105,8 +105,12 @@ struct store_ops {
 	/* Extends the lease; ERR_BADSTATE when `owner` no longer holds it. */
 	int (*renew)(struct store *s, int64_t job_id, const char *owner, int64_t lease_ms,
 		     int64_t now_ms);
-	/* Puts a held job back to queued (drain). */
+	/* Puts a held job back to queued (drain); the attempt does not count. */
 	int (*release)(struct store *s, int64_t job_id, const char *owner, int64_t now_ms);
+	/* Puts a held job back to queued after a failure that may pass (a fetch, the disk): it
+	 * is claimed again from `not_before_ms` on, the attempt counts, `detail` says why. */
+	int (*retry)(struct store *s, int64_t job_id, const char *owner, int64_t not_before_ms,
+		     const char *detail, int64_t now_ms);
 	/* Moves a held job to `state` with a detail line, ending the lease. */
 	int (*finish)(struct store *s, int64_t job_id, const char *owner, enum job_state state,
 		      const char *detail, int64_t now_ms);

@@ -27,8 +27,11 @@ static const char *const sql[STORE__OB_FIRST] = {
 	[ST_CURSOR_GET] = "SELECT tip FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_DEL] = "DELETE FROM cursors WHERE ref = ?1",
 	[ST_CURSOR_ADD] = "INSERT INTO cursors (ref, tip, updated_ms) VALUES (?1, ?2, ?3)",
-	[ST_CLAIMABLE] = "SELECT id, attempts FROM jobs WHERE state IN (0, 2) OR (state = 1 AND "
-			 "lease_expires_ms < ?1) ORDER BY id LIMIT 1",
+	/* a queued job's lease_expires_ms is the time before which it waits (a retry's backoff;
+	 * 0 for a new or released job) */
+	[ST_CLAIMABLE] = "SELECT id, attempts FROM jobs WHERE (state IN (0, 2) AND "
+			 "lease_expires_ms <= ?1) OR (state = 1 AND lease_expires_ms < ?1) "
+			 "ORDER BY id LIMIT 1",
 	[ST_CLAIM] = "UPDATE jobs SET state = 1, lease_owner = ?2, lease_expires_ms = ?3, "
 		     "attempts = attempts + 1, updated_ms = ?4, started_ms = ?4 WHERE id = ?1",
 	[ST_FAIL_EXPIRED] = "UPDATE jobs SET state = 4, lease_owner = NULL, updated_ms = ?2, "
@@ -38,6 +41,9 @@ static const char *const sql[STORE__OB_FIRST] = {
 	[ST_RELEASE] = "UPDATE jobs SET state = 0, lease_owner = NULL, lease_expires_ms = 0, "
 		       "attempts = attempts - 1, updated_ms = ?3 WHERE id = ?1 AND state = 1 AND "
 		       "lease_owner = ?2",
+	[ST_RETRY] =
+	    "UPDATE jobs SET state = 0, lease_owner = NULL, lease_expires_ms = ?3, "
+	    "detail = ?4, updated_ms = ?5 WHERE id = ?1 AND state = 1 AND lease_owner = ?2",
 	[ST_FINISH] = "UPDATE jobs SET state = ?3, detail = ?4, lease_owner = NULL, "
 		      "lease_expires_ms = 0, updated_ms = ?5 WHERE id = ?1 AND state = 1 AND "
 		      "lease_owner = ?2",
@@ -469,6 +475,21 @@ static int sq_release(struct store *base, int64_t id, const char *owner, int64_t
 	return held_update(s, st);
 }
 
+static int sq_retry(struct store *base, int64_t id, const char *owner, int64_t not_before,
+		    const char *detail, int64_t now)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store__stmt(s, ST_RETRY);
+	if (!st)
+		return ERR_IO;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, owner);
+	sqlite3_bind_int64(st, 3, not_before);
+	bind_text(st, 4, detail);
+	sqlite3_bind_int64(st, 5, now);
+	return held_update(s, st);
+}
+
 static int sq_finish(struct store *base, int64_t id, const char *owner, enum job_state state,
 		     const char *detail, int64_t now)
 {
@@ -672,6 +693,7 @@ const struct store_ops store__sqlite_ops = {
 	.claim = sq_claim,
 	.renew = sq_renew,
 	.release = sq_release,
+	.retry = sq_retry,
 	.finish = sq_finish,
 	.selection_put = sq_selection_put,
 	.selection_get = sq_selection_get,

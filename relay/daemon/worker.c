@@ -270,6 +270,23 @@ static void keeper_stop(struct keeper *k)
 	pthread_cond_destroy(&k->cond);
 }
 
+/* Failures that may pass on their own: the operating system's (a fetch that lost its
+ * connection or met a lock, a full disk, a busy database) and memory. A bad range, spec or
+ * input fails the same way every time and fails the job at once. */
+static bool passing(int rc)
+{
+	return rc == ERR_IO || rc == ERR_NOMEM;
+}
+
+/* 5 s after the first failed attempt, doubling, at most 5 minutes. */
+static int64_t retry_wait_ms(int64_t attempts)
+{
+	int64_t ms = 5000;
+	for (int64_t i = 1; i < attempts && ms < 300000; i++)
+		ms *= 2;
+	return ms < 300000 ? ms : 300000;
+}
+
 static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *cfg)
 {
 	struct keeper k;
@@ -299,9 +316,24 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 		publish_funnel(w->d, &rep);
 		rc = hand_on(w, j, &cfg->c, &list, t0);
 	}
-	if (rc < 0) {
+	if (rc < 0 && rc != ERR_BADSTATE && passing(rc) && j->attempts < cfg->c.max_attempts) {
 		char detail[400];
-		snprintf(detail, sizeof(detail), "%s", err_last());
+		int64_t wait = retry_wait_ms(j->attempts);
+		snprintf(detail, sizeof(detail), "attempt %lld of %d failed, next in %lld s: %s",
+			 (long long)j->attempts, cfg->c.max_attempts, (long long)(wait / 1000),
+			 err_last());
+		atomic_fetch_add(&w->d->metrics.jobs_retried, 1);
+		log_warn("job %lld: %s", (long long)j->id, detail);
+		int64_t now = clock_wall_ms();
+		if (w->s->ops->retry(w->s, j->id, w->owner, now + wait, detail, now) < 0)
+			log_error("job %lld: %s", (long long)j->id, err_last());
+	} else if (rc < 0) {
+		char detail[400];
+		if (rc != ERR_BADSTATE && passing(rc))
+			snprintf(detail, sizeof(detail), "attempt %lld of %d failed, no more: %s",
+				 (long long)j->attempts, cfg->c.max_attempts, err_last());
+		else
+			snprintf(detail, sizeof(detail), "%s", err_last());
 		atomic_fetch_add(&w->d->metrics.selections_failed, 1);
 		log_error("job %lld: %s", (long long)j->id, detail);
 		if (rc != ERR_BADSTATE) { /* a lost lease is someone else's job now */

@@ -1,6 +1,7 @@
 """`spyre-ci serve --config FILE [--check-config]` and SIGHUP: a valid file passes, each kind
 of bad file is refused with file:line:col, and a reload changes what is reloadable and keeps
-what is not. Usage: config.py SPYRE_CI."""
+what is not; a second daemon on a state directory in use is refused. Usage: config.py
+SPYRE_CI."""
 import json
 import os
 import signal
@@ -9,7 +10,7 @@ import sys
 import tempfile
 import time
 
-from daemonlib import Daemon
+from daemonlib import Daemon, free_port
 
 failures = []
 
@@ -104,6 +105,20 @@ def main(binary):
         time.sleep(0.3)
         check("bad reload refused, daemon alive", d.get("/healthz")[0] == 200 and
               "reload refused" in open(d.log).read())
+
+        # A second daemon on the same state directory (another port) is refused, naming the
+        # first one's pid; the first keeps serving.
+        second = os.path.join(d.dir, "second.yaml")
+        with open(d.config) as f:
+            text = f.read().replace("127.0.0.1:%d" % d.port, "127.0.0.1:%d" % free_port())
+        with open(second, "w") as f:
+            f.write(text.replace("bogus: 1\n", ""))
+        p = subprocess.run([binary, "serve", "--config", second], capture_output=True,
+                           text=True, timeout=60)
+        want = "is in use by another spyre-ci (pid %d)" % d.proc.pid
+        check("second daemon on the state directory refused", p.returncode != 0 and
+              want in p.stderr, "rc=%d %s" % (p.returncode, p.stderr))
+        check("first daemon still serving", d.get("/healthz")[0] == 200)
     finally:
         d.stop()
     print("%d failure(s)" % len(failures))

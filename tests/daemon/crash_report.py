@@ -88,7 +88,13 @@ def main(binary, total, kills, seed):
         if all(str(j) in done for j in jobs) and "spyre_ci_outbox_depth 0\n" in m:
             break
         time.sleep(0.5)
-    reclaimed = sum(1 for j in d.jobs() if j["attempts"] > 1)
+    all_jobs = d.jobs()
+    reclaimed = sum(1 for j in all_jobs if j["attempts"] > 1)
+    lost_detail = []
+    for j in all_jobs:
+        if j["id"] in jobs and str(j["id"]) not in done:
+            st, body = d.get("/api/dashboard/jobs/%d" % j["id"])
+            lost_detail.append(json.dumps({"job": j, "outbox": (body or {}).get("outbox")}))
     d.stop()
     rec.stop()
 
@@ -108,6 +114,12 @@ def main(binary, total, kills, seed):
     ok = len(acked) == total and not lost and dups == 0 and not extra
     if not ok:
         print("FAIL: lost %s, extra %s" % (lost[:10], extra[:10]))
+        for line in lost_detail[:10]:
+            print("lost job: " + line)
+        with rec.lock:
+            for key, b in rec.posts:
+                if int(b["workflow"]["run_id"]) in lost:
+                    print("received for a lost job: %s %s" % (key, b["workflow"]["status"]))
         print(open(d.log).read()[-3000:])
     return 0 if ok else 1
 

@@ -2,7 +2,8 @@
 longer on one executor) keeps it, with a second worker idle beside it ready to take an expired
 lease: one attempt, one completed message. Then a daemon killed with SIGKILL mid-job: after the
 restart the job is reclaimed once its lease expires, run again and reported, and the receiver
-holds exactly one completed message for it. Usage: lease.py SPYRE_CI."""
+holds exactly one completed message for it; the lock files a kill inside a fetch leaves in the
+mirror are cleared at the restart, so the next tip's fetch works. Usage: lease.py SPYRE_CI."""
 import json
 import os
 import sys
@@ -65,6 +66,10 @@ def main(binary):
             "second job running its cases", 120)
         time.sleep(1)
         d.kill9()
+        # what a kill inside a fetch leaves: the lock of the branch's ref and FETCH_HEAD's
+        mirror = os.path.join(d.dir, "state", "mirror.git")
+        for lock in ("refs/heads/main.lock", "FETCH_HEAD.lock"):
+            open(os.path.join(mirror, lock), "w").close()
         d.start()
         wait(lambda: job(d, j2)["state"] == "reported", "killed job reclaimed and reported",
              300)
@@ -74,6 +79,16 @@ def main(binary):
         check("killed job: exactly one completed key", len(completed_keys(rec, j2)) == 1)
         res = job(d, j2).get("results") or {}
         check("killed job: its results recorded once", res == {"passed": 3}, str(res))
+
+        # the next tip is not in the mirror: its fetch meets no stale lock (the start cleared
+        # them) and the job runs on its first attempt
+        j3 = push(d, up, 3, "lease-3")
+        wait(lambda: job(d, j3)["state"] in ("reported", "failed"), "job after the kill ends",
+             300)
+        check("job after the kill: fetched and reported on its first attempt",
+              job(d, j3)["state"] == "reported" and job(d, j3)["attempts"] == 1, str(job(d, j3)))
+        check("stale locks cleared and said", "left by a process that died holding it" in
+              open(d.log).read())
     finally:
         d.stop()
         rec.stop()

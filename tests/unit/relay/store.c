@@ -1,6 +1,6 @@
 /* Tests of the daemon's SQLite store: intake and dedup, tip keys, leases (claim, renew, expiry
- * and reclaim, give-up after max attempts, release), migrations of an older state directory in
- * place, and a newer one refused untouched. */
+ * and reclaim, give-up after max attempts, release, retry after a wait), migrations of an older
+ * state directory in place, and a newer one refused untouched. */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -131,6 +131,34 @@ Test(store, gives_up_after_max_attempts_and_release_keeps_attempts)
 	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 200), ERR_NOTFOUND); /* given up */
 	cr_assert_eq(s->ops->job_get(s, &j, id), 0);
 	cr_assert_eq(j.state, JOB_FAILED);
+	store_close(s);
+}
+
+Test(store, retry_waits_counts_the_attempt_and_says_why)
+{
+	struct store *s;
+	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
+	bool dup;
+	int64_t id = deliver(s, "d1", NULL, A40, &dup);
+	struct job_row j;
+	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 3, 0), 0);
+	cr_assert_eq(s->ops->retry(s, id, "other", 500, "no", 10), ERR_BADSTATE);
+	cr_assert_eq(s->ops->retry(s, id, "w", 500, "fetch: lock", 10), 0);
+	cr_assert_eq(s->ops->job_get(s, &j, id), 0);
+	cr_assert_eq(j.state, JOB_QUEUED);
+	cr_assert_eq(j.attempts, 1);
+	cr_assert_str_eq(j.detail, "fetch: lock");
+	cr_assert_str_eq(j.lease_owner, "");
+	/* not before its time, then claimed as its second attempt */
+	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 3, 499), ERR_NOTFOUND);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 3, 500), 0);
+	cr_assert_eq(j.id, id);
+	cr_assert_eq(j.attempts, 2);
+	/* a job waiting out its retry does not hold back a newer one */
+	cr_assert_eq(s->ops->retry(s, id, "w", 9000, "again", 600), 0);
+	int64_t id2 = deliver(s, "d2", NULL, B40, &dup);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 3, 700), 0);
+	cr_assert_eq(j.id, id2);
 	store_close(s);
 }
 
