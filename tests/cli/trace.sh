@@ -11,9 +11,10 @@
 #   EVAL single commits instead of EVAL spread over the history; BENCH: bench-select-eval,
 #   which then measures the selector against both truths over those commits (recall per
 #   shape >= 99.5%, mean selection <= 10%: its exit status).
-# At scale small the truth is made twice more: by a new interpreter per trace (--no-fork),
-# which must give the same lines as the forked one, and with every test dirty on a module-level
-# change of torch's own modules (--coarse), which must agree wherever it traces.
+# At scale small the truth is made three times more: by a new interpreter per trace (--no-fork),
+# which must give the same lines as the forked one, the same again with the fork server
+# started afresh past every changed file, and with every test dirty on a module-level change of
+# torch's own modules (--coarse), which must agree wherever it traces.
 set -u
 cli_name=trace-cli
 . "$(dirname "$(realpath "$0")")/lib.sh"
@@ -40,6 +41,11 @@ check "truth lines" test "$(wc -l <"$up/.ground_truth/commits_exec.jsonl")" -ge 
 if [[ $scale == small ]]; then
 	expect_rc 0 "truth, a new interpreter per trace" "${truth[@]}" --no-fork --out "$tmp/fresh.jsonl"
 	check "forked == fresh interpreters" cmp "$up/.ground_truth/commits_exec.jsonl" "$tmp/fresh.jsonl"
+	# the fork server started again past one changed file (past 40 by default)
+	TRACE_REFRESH_LIMIT=1 expect_rc 0 "truth, the fork server restarted often" "${truth[@]}" \
+		--out "$tmp/restarted.jsonl"
+	check "server restarts happened" grep -q '"server_restarts": [1-9]' "$out"
+	check "restarted == fresh interpreters" cmp "$tmp/restarted.jsonl" "$tmp/fresh.jsonl"
 	expect_rc 0 "truth, coarse" "${truth[@]}" --coarse --out "$tmp/coarse.jsonl"
 	check "precise == coarse where both trace" python3 "$(dirname "$script")/trace_agree.py" \
 		"$up/.ground_truth/commits_exec.jsonl" "$tmp/coarse.jsonl"

@@ -784,6 +784,7 @@ def cmd_truth(a):
                       "first_trace_seconds": round(first, 2), "traces": w.traces,
                       "traced_tests": w.traced_tests, "trace_seconds": round(w.trace_seconds, 1),
                       "fingerprints": w.fingerprints, "forked": w.server is not None,
+                      "server_restarts": w.server.restarts if w.server else 0,
                       "cpu_seconds": round(cpu_seconds(), 1),
                       "seconds": round(total, 1), "out": out_path}))
     return 0
