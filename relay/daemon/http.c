@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "daemon.h"
 #include "http_priv.h"
+#include "route.h"
 
 enum MHD_Result http__reply(struct MHD_Connection *c, unsigned status, const char *type,
 			    const char *body, size_t len)
@@ -80,6 +81,13 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	*con_cls = NULL;
 }
 
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	return route_unescape(s);
+}
+
 int http_start(struct daemon *d)
 {
 	struct cfg_ref *cfg = daemon_cfg_get(d);
@@ -87,11 +95,11 @@ int http_start(struct daemon *d)
 	inet_pton(AF_INET, cfg->c.listen_host, &sa.sin_addr);
 	unsigned limit = (unsigned)cfg->c.http_connections_max;
 	daemon_cfg_put(cfg);
-	d->http = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD,
-				   0, NULL, NULL, route, d, MHD_OPTION_SOCK_ADDR, &sa,
-				   MHD_OPTION_CONNECTION_LIMIT, limit,
-				   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-				   MHD_OPTION_NOTIFY_COMPLETED, completed, d, MHD_OPTION_END);
+	d->http = MHD_start_daemon(
+	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, route,
+	    d, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_CONNECTION_LIMIT, limit,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_NOTIFY_COMPLETED, completed, d,
+	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!d->http)
 		return err_set(ERR_IO, "http: cannot listen on port %d", ntohs(sa.sin_port));
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d->http, MHD_DAEMON_INFO_BIND_PORT);

@@ -16,6 +16,7 @@
 #include "html.h"
 #include "http_priv.h"
 #include "pages.h"
+#include "route.h"
 
 static const char *s_or(const json_t *v, const char *path, const char *dflt)
 {
@@ -227,15 +228,6 @@ static enum MHD_Result page(struct MHD_Connection *c, json_t *v, bool html,
 	return html ? reply_html(c, v, render) : http__reply_json(c, 200, v);
 }
 
-/* The reports a job's page links to: a fixed name each, served from the job's reports
- * directory; the request only picks one of these entries. */
-static const struct download {
-	const char *name, *type;
-} downloads[] = {
-	{ "results.jsonl", "application/x-ndjson" },
-	{ "junit.xml", "application/xml" },
-};
-
 /* results.jsonl rebuilt from the store: a job whose run wrote no file (an older daemon's). */
 static enum MHD_Result results_stored(struct daemon *d, struct MHD_Connection *c, int64_t id)
 {
@@ -264,14 +256,14 @@ static enum MHD_Result results_stored(struct daemon *d, struct MHD_Connection *c
 
 /* GET /jobs/{id}/{junit.xml,results.jsonl}: the file the job's run wrote, as it wrote it. */
 static enum MHD_Result download(struct daemon *d, struct MHD_Connection *c, int64_t id,
-				const struct download *dl)
+				const struct route_download *dl)
 {
 	char path[4096], *text = NULL;
 	size_t len = 0;
 	if (pages_report_path(d, path, sizeof(path), id, dl->name) < 0)
 		return http__error(c, 404, "no such report");
 	if (access(path, R_OK) != 0) {
-		if (dl == &downloads[0])
+		if (dl == &route_downloads[0])
 			return results_stored(d, c, id);
 		return http__error(c, 404, "no such report");
 	}
@@ -290,55 +282,36 @@ static const char *arg(struct MHD_Connection *c, const char *name)
 	return v && strlen(v) <= 256 ? v : NULL;
 }
 
-/* /jobs/{id}[/{download}]: the id (digits only) and the download asked for, or NULL. */
-static int job_path(const char *rest, int64_t *id, const struct download **dl)
-{
-	char digits[24];
-	size_t n = strspn(rest, "0123456789");
-	*dl = NULL;
-	if (n == 0 || n >= sizeof(digits) || (rest[n] && rest[n] != '/'))
-		return -1;
-	memcpy(digits, rest, n);
-	digits[n] = 0;
-	for (size_t i = 0; rest[n] && i < sizeof(downloads) / sizeof(downloads[0]); i++)
-		if (!strcmp(rest + n + 1, downloads[i].name))
-			*dl = &downloads[i];
-	if (rest[n] && !*dl)
-		return -1;
-	return num_parse_i64(id, digits, 1, INT64_MAX);
-}
-
 enum MHD_Result http__pages(struct daemon *d, struct MHD_Connection *c, const char *url,
 			    bool *handled)
 {
 	*handled = true;
-	bool api = !strncmp(url, "/api/dashboard", 14);
-	const char *p = api ? url + 14 : url;
-	int64_t id;
-	const struct download *dl;
-	if ((api && !*p) || (!api && !strcmp(p, "/"))) {
+	struct route r;
+	route_page(&r, url);
+	int64_t limit = PAGES_JOBS_DEFAULT;
+	const char *l = arg(c, "limit");
+	switch (r.page) {
+	case ROUTE_INDEX: {
 		struct pages_filter f = { arg(c, "state"), arg(c, "branch"), PAGES_JOBS_DEFAULT };
-		const char *l = arg(c, "limit");
 		if (l && num_parse_i64(&f.limit, l, 1, PAGES_JOBS_MAX) < 0)
 			return http__error(c, 400, "limit must be 1..200");
-		return page(c, pages_index_json(d, &f), !api, pages_index_html);
+		return page(c, pages_index_json(d, &f), !r.api, pages_index_html);
 	}
-	if (!strncmp(p, "/jobs/", 6)) {
-		if (job_path(p + 6, &id, &dl) < 0 || (api && dl))
-			return http__error(c, 404, "no such job");
-		if (dl)
-			return download(d, c, id, dl);
-		return page(c, pages_job_json(d, id), !api, pages_job_html);
-	}
-	if (!strcmp(p, "/trends")) {
-		int64_t limit = PAGES_JOBS_DEFAULT;
-		const char *l = arg(c, "limit");
+	case ROUTE_JOB:
+		return page(c, pages_job_json(d, r.job_id), !r.api, pages_job_html);
+	case ROUTE_DOWNLOAD:
+		return download(d, c, r.job_id, r.download);
+	case ROUTE_TRENDS:
 		if (l && num_parse_i64(&limit, l, 2, PAGES_JOBS_MAX) < 0)
 			return http__error(c, 400, "limit must be 2..200");
-		return page(c, pages_trends_json(d, limit), !api, pages_trends_html);
+		return page(c, pages_trends_json(d, limit), !r.api, pages_trends_html);
+	case ROUTE_SPECS:
+		return page(c, pages_specs_json(d), !r.api, pages_specs_html);
+	case ROUTE_NONE:
+		break;
 	}
-	if (!strcmp(p, "/specs"))
-		return page(c, pages_specs_json(d), !api, pages_specs_html);
+	if (!strncmp(url, "/jobs/", 6) || !strncmp(url, "/api/dashboard/jobs/", 20))
+		return http__error(c, 404, "no such job");
 	*handled = false;
 	return MHD_NO;
 }

@@ -93,9 +93,14 @@ def downloads(d, job):
                 "/jobs/%d/../%d/junit.xml" % (job, job), "/jobs/%dx/junit.xml" % job,
                 "/jobs/+%d" % job, "/jobs/-1", "/jobs/ %d" % job, "/jobs/%d/" % job,
                 "/jobs//junit.xml", "/api/dashboard/jobs/%d/junit.xml" % job,
-                "/jobs/99999999999999999999999"):
+                "/jobs/99999999999999999999999", "/jobs/%d/junit.xml%%00" % job,
+                "/jobs/%d/junit.xml%%00.txt" % job, "/jobs/%d%%00/junit.xml" % job):
         st, _ = raw(d, bad.replace(" ", "%20"))
         check("strict path: %s is 404" % bad, st == 404, st)
+    # escapes decode, except to a NUL
+    st, got = raw(d, "/jobs/%d/junit%%2Exml" % job)
+    check("/jobs/%d/junit%%2Exml is the report" % job, st == 200 and got.startswith(b"<?xml"),
+          (st, got[:100]))
     # the run's results.jsonl gone (an older daemon's job): rebuilt from the store's rows
     with open(os.path.join(rdir, "results.jsonl")) as f:
         names = sorted(json.loads(x)["name"] for x in f if x.strip())
