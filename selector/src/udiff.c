@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/limits.h"
+#include "udiff_names.h"
 
 struct reader {
 	const char *data;
@@ -88,142 +89,6 @@ static int fail(const struct reader *r, const char *expected)
 		       expected, shown, r->n > n ? "..." : "");
 }
 
-/* ---- small strict parsers over (s, n) ---- */
-
-/* Decimal digits, at most DIFF_LINE_MAX; *used is how many bytes were read. */
-static bool parse_u32(uint32_t *out, const char *s, size_t n, size_t *used)
-{
-	uint64_t v = 0;
-	size_t i = 0;
-	while (i < n && s[i] >= '0' && s[i] <= '9' && i < 11)
-		v = v * 10 + (uint64_t)(s[i++] - '0');
-	if (i == 0 || i > 10 || v > DIFF_LINE_MAX)
-		return false;
-	*out = (uint32_t)v;
-	*used = i;
-	return true;
-}
-
-/* Exactly six octal digits naming a file, an executable, a symlink or a submodule. */
-static bool parse_mode(uint32_t *out, const char *s, size_t n)
-{
-	if (n != 6)
-		return false;
-	uint32_t m = 0;
-	for (size_t i = 0; i < 6; i++) {
-		if (s[i] < '0' || s[i] > '7')
-			return false;
-		m = m * 8 + (uint32_t)(s[i] - '0');
-	}
-	uint32_t type = m & 0170000u;
-	if (type != 0100000u && type != CHANGE_MODE_SYMLINK && type != CHANGE_MODE_GITLINK)
-		return false;
-	*out = m;
-	return true;
-}
-
-struct name {
-	char *s; /* NULL: not given */
-	size_t n;
-	bool dev_null;
-};
-
-static void name_finish(struct name *nm)
-{
-	free(nm->s);
-	memset(nm, 0, sizeof(*nm));
-}
-
-static int name_set(struct name *nm, const char *s, size_t n)
-{
-	free(nm->s);
-	nm->s = malloc(n + 1);
-	if (!nm->s)
-		return err_set(ERR_NOMEM, "diff: out of memory");
-	memcpy(nm->s, s, n);
-	nm->s[n] = '\0';
-	nm->n = n;
-	return 0;
-}
-
-static bool name_eq(const struct name *a, const struct name *b)
-{
-	return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
-}
-
-/* A C-quoted path at s[0] == '"' (git's core.quotePath form). Sets *used to the bytes read,
- * closing quote included. false when the quoting is malformed. */
-static bool unquote(struct name *nm, const char *s, size_t n, size_t *used)
-{
-	char *o = malloc(n + 1);
-	if (!o)
-		return false;
-	size_t k = 0;
-	for (size_t i = 1; i < n; i++) {
-		char c = s[i];
-		if (c == '"') {
-			o[k] = '\0';
-			free(nm->s);
-			nm->s = o;
-			nm->n = k;
-			*used = i + 1;
-			return k > 0;
-		}
-		if (c != '\\') {
-			o[k++] = c;
-			continue;
-		}
-		if (++i >= n)
-			break;
-		const char *from = "abtnvfr\"\\", *to = "\a\b\t\n\v\f\r\"\\";
-		const char *hit = strchr(from, s[i]);
-		if (hit && s[i]) {
-			o[k++] = to[hit - from];
-		} else if (i + 2 < n && s[i] >= '0' && s[i] <= '3' && s[i + 1] >= '0' &&
-			   s[i + 1] <= '7' && s[i + 2] >= '0' && s[i + 2] <= '7') {
-			o[k++] =
-			    (char)((s[i] - '0') * 64 + (s[i + 1] - '0') * 8 + (s[i + 2] - '0'));
-			i += 2;
-		} else {
-			break;
-		}
-	}
-	free(o);
-	return false;
-}
-
-/* Drops the first path component ("a/x" -> "x"), as `git apply -p1`. */
-static bool strip_prefix(struct name *nm)
-{
-	char *slash = memchr(nm->s, '/', nm->n);
-	if (!slash || slash + 1 == nm->s + nm->n)
-		return false;
-	size_t skip = (size_t)(slash - nm->s) + 1;
-	memmove(nm->s, nm->s + skip, nm->n - skip + 1);
-	nm->n -= skip;
-	return true;
-}
-
-/* A path to the end of (s, n): quoted, or raw up to a tab (diff -u's timestamp follows one). */
-static bool parse_path(struct name *nm, const char *s, size_t n)
-{
-	if (n && s[0] == '"') {
-		size_t used;
-		if (!unquote(nm, s, n, &used))
-			return false;
-		return used == n || s[used] == '\t';
-	}
-	const char *tab = memchr(s, '\t', n);
-	size_t k = tab ? (size_t)(tab - s) : n;
-	if (k == 0)
-		return false;
-	if (k == 9 && memcmp(s, "/dev/null", 9) == 0) {
-		nm->dev_null = true;
-		return true;
-	}
-	return name_set(nm, s, k) == 0;
-}
-
 /* ---- one file's section ---- */
 
 struct section {
@@ -241,12 +106,12 @@ struct section {
 
 static void section_finish(struct section *sec)
 {
-	name_finish(&sec->hdr_old);
-	name_finish(&sec->hdr_new);
-	name_finish(&sec->from);
-	name_finish(&sec->to);
-	name_finish(&sec->minus);
-	name_finish(&sec->plus);
+	udiff_name_finish(&sec->hdr_old);
+	udiff_name_finish(&sec->hdr_new);
+	udiff_name_finish(&sec->from);
+	udiff_name_finish(&sec->to);
+	udiff_name_finish(&sec->minus);
+	udiff_name_finish(&sec->plus);
 }
 
 /* The two names of "diff --git A B". Unquoted names with spaces are ambiguous unless both are
@@ -257,30 +122,30 @@ static int git_header_names(struct reader *r, struct section *sec, const char *s
 	size_t used;
 	bool ok = false;
 	if (n && s[0] == '"') {
-		ok = unquote(a, s, n, &used) && used + 1 < n && s[used] == ' ' &&
-		     parse_path(b, s + used + 1, n - used - 1) && !b->dev_null;
+		ok = udiff_unquote(a, s, n, &used) && used + 1 < n && s[used] == ' ' &&
+		     udiff_parse_path(b, s + used + 1, n - used - 1) && !b->dev_null;
 	} else if (n && s[n - 1] == '"') {
 		for (size_t i = 1; !ok && i + 1 < n; i++)
 			if (s[i] == ' ' && s[i + 1] == '"' &&
-			    unquote(b, s + i + 1, n - i - 1, &used) && used == n - i - 1)
-				ok = name_set(a, s, i) == 0;
+			    udiff_unquote(b, s + i + 1, n - i - 1, &used) && used == n - i - 1)
+				ok = udiff_name_set(a, s, i) == 0;
 	} else {
 		size_t k = n / 2, spaces = 0, last = 0;
 		if (n % 2 == 1 && s[k] == ' ' && k > 2 && memcmp(s + 2, s + k + 3, k - 2) == 0) {
-			ok = name_set(a, s, k) == 0 && name_set(b, s + k + 1, k) == 0;
+			ok = udiff_name_set(a, s, k) == 0 && udiff_name_set(b, s + k + 1, k) == 0;
 		} else {
 			for (size_t i = 0; i < n; i++)
 				if (s[i] == ' ')
 					spaces++, last = i;
 			if (spaces != 1)
 				return 0; /* ambiguous: rename from/to or ---/+++ will say */
-			ok = last > 0 && last + 1 < n && name_set(a, s, last) == 0 &&
-			     name_set(b, s + last + 1, n - last - 1) == 0;
+			ok = last > 0 && last + 1 < n && udiff_name_set(a, s, last) == 0 &&
+			     udiff_name_set(b, s + last + 1, n - last - 1) == 0;
 		}
 	}
-	if (!ok || !strip_prefix(a) || !strip_prefix(b)) {
-		name_finish(a);
-		name_finish(b);
+	if (!ok || !udiff_strip_prefix(a) || !udiff_strip_prefix(b)) {
+		udiff_name_finish(a);
+		udiff_name_finish(b);
 		return fail(r, "'diff --git a/PATH b/PATH'");
 	}
 	return 0;
@@ -295,23 +160,25 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 #define TAIL(p) (s + strlen(p)), (n - strlen(p))
 	if (starts(r, "old mode ")) {
 		sec->has_old_mode = true;
-		return parse_mode(&sec->old_mode, TAIL("old mode ")) ? 0
-								     : fail(r, "a mode (100644)");
+		return udiff_parse_mode(&sec->old_mode, TAIL("old mode "))
+			   ? 0
+			   : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "new mode ")) {
 		sec->has_new_mode = true;
-		return parse_mode(&sec->new_mode, TAIL("new mode ")) ? 0
-								     : fail(r, "a mode (100644)");
+		return udiff_parse_mode(&sec->new_mode, TAIL("new mode "))
+			   ? 0
+			   : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "deleted file mode ")) {
 		sec->is_deleted = true;
-		return parse_mode(&sec->old_mode, TAIL("deleted file mode "))
+		return udiff_parse_mode(&sec->old_mode, TAIL("deleted file mode "))
 			   ? 0
 			   : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "new file mode ")) {
 		sec->is_new = true;
-		return parse_mode(&sec->new_mode, TAIL("new file mode "))
+		return udiff_parse_mode(&sec->new_mode, TAIL("new file mode "))
 			   ? 0
 			   : fail(r, "a mode (100644)");
 	}
@@ -327,7 +194,7 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 		if (!starts(r, moves[i].p))
 			continue;
 		*moves[i].flag = true;
-		if (!parse_path(moves[i].nm, TAIL(moves[i].p)) || moves[i].nm->dev_null)
+		if (!udiff_parse_path(moves[i].nm, TAIL(moves[i].p)) || moves[i].nm->dev_null)
 			return fail(r, "a path");
 		return 0;
 	}
@@ -335,7 +202,7 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 		const char *t = s + (s[0] == 's' ? 17 : 20); /* after "index " */
 		size_t k = n - (size_t)(t - s), used;
 		uint32_t v;
-		if (!parse_u32(&v, t, k, &used) || v > 100 || used + 1 != k || t[used] != '%')
+		if (!udiff_parse_u32(&v, t, k, &used) || v > 100 || used + 1 != k || t[used] != '%')
 			return fail(r, "a percentage (50%)");
 		if (s[0] == 's')
 			sec->similarity = (uint16_t)v;
@@ -356,7 +223,7 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 		sec->new_id[h2] = 0;
 		if (i == n)
 			return 0;
-		if (s[i] == ' ' && parse_mode(&sec->index_mode, s + i + 1, n - i - 1))
+		if (s[i] == ' ' && udiff_parse_mode(&sec->index_mode, s + i + 1, n - i - 1))
 			return 0;
 		return fail(r, "'index HEX..HEX [MODE]'");
 	}
@@ -368,19 +235,19 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 /* "--- A" then "+++ B"; leaves the reader on the "+++" line. */
 static int minus_plus(struct reader *r, struct section *sec)
 {
-	if (!parse_path(&sec->minus, r->line + 4, header_len(r) - 4))
+	if (!udiff_parse_path(&sec->minus, r->line + 4, header_len(r) - 4))
 		return fail(r, "'--- PATH' or '--- /dev/null'");
 	if (!advance(r) || !starts(r, "+++ "))
 		return fail(r, "'+++ PATH' after '---'");
-	if (!parse_path(&sec->plus, r->line + 4, header_len(r) - 4))
+	if (!udiff_parse_path(&sec->plus, r->line + 4, header_len(r) - 4))
 		return fail(r, "'+++ PATH' or '+++ /dev/null'");
 	if (sec->minus.dev_null && sec->plus.dev_null)
 		return fail(r, "a file on at least one side ('---' and '+++' are both /dev/null)");
 	bool strip =
 	    sec->git || ((sec->minus.dev_null || memchr(sec->minus.s, '/', sec->minus.n)) &&
 			 (sec->plus.dev_null || memchr(sec->plus.s, '/', sec->plus.n)));
-	if (strip && ((!sec->minus.dev_null && !strip_prefix(&sec->minus)) ||
-		      (!sec->plus.dev_null && !strip_prefix(&sec->plus))))
+	if (strip && ((!sec->minus.dev_null && !udiff_strip_prefix(&sec->minus)) ||
+		      (!sec->plus.dev_null && !udiff_strip_prefix(&sec->plus))))
 		return fail(r, "paths with a prefix ('a/PATH', 'b/PATH')");
 	return 0;
 }
@@ -391,13 +258,13 @@ static int minus_plus(struct reader *r, struct section *sec)
 static bool hunk_range(const char *s, size_t n, size_t *i, uint32_t *start, uint32_t *lines)
 {
 	size_t used;
-	if (!parse_u32(start, s + *i, n - *i, &used))
+	if (!udiff_parse_u32(start, s + *i, n - *i, &used))
 		return false;
 	*i += used;
 	*lines = 1;
 	if (*i < n && s[*i] == ',') {
 		(*i)++;
-		if (!parse_u32(lines, s + *i, n - *i, &used))
+		if (!udiff_parse_u32(lines, s + *i, n - *i, &used))
 			return false;
 		*i += used;
 	}
@@ -514,7 +381,7 @@ static int binary_patch(struct reader *r)
 		size_t k = starts(r, "literal ") ? 8 : 6, used;
 		uint32_t size;
 		if ((!starts(r, "literal ") && !starts(r, "delta ")) ||
-		    !parse_u32(&size, r->line + k, header_len(r) - k, &used) ||
+		    !udiff_parse_u32(&size, r->line + k, header_len(r) - k, &used) ||
 		    used != header_len(r) - k)
 			return fail(r, "'literal SIZE' or 'delta SIZE' after 'GIT binary patch'");
 		size_t lines = 0;
@@ -559,10 +426,10 @@ static int git_resolve(const struct reader *r, struct section *sec, struct file_
 		return section_error(r, sec,
 				     "the paths of 'diff --git' are ambiguous and no later "
 				     "line names them");
-	if ((sec->minus.s && !name_eq(&sec->minus, o)) ||
-	    (sec->plus.s && !name_eq(&sec->plus, n)) ||
-	    (sec->hdr_old.s && !name_eq(&sec->hdr_old, o)) ||
-	    (sec->hdr_new.s && !name_eq(&sec->hdr_new, n)) || (!move && !name_eq(o, n)))
+	if ((sec->minus.s && !udiff_name_eq(&sec->minus, o)) ||
+	    (sec->plus.s && !udiff_name_eq(&sec->plus, n)) ||
+	    (sec->hdr_old.s && !udiff_name_eq(&sec->hdr_old, o)) ||
+	    (sec->hdr_new.s && !udiff_name_eq(&sec->hdr_new, n)) || (!move && !udiff_name_eq(o, n)))
 		return section_error(r, sec, "the lines of this file name different paths");
 	bool has_content = sec->minus.s || sec->minus.dev_null;
 	if (has_content &&
@@ -728,8 +595,8 @@ static int plain_binary(struct reader *r)
 		return fail(r, "'Binary files A and B differ' with one ' and '");
 	struct section sec = { .git = false, .lineno = r->lineno, .binary = true };
 	int rc = 0;
-	if (!parse_path(&sec.minus, s, (size_t)(mid - s)) ||
-	    !parse_path(&sec.plus, mid + 5, (size_t)(names_end - mid - 5)) ||
+	if (!udiff_parse_path(&sec.minus, s, (size_t)(mid - s)) ||
+	    !udiff_parse_path(&sec.plus, mid + 5, (size_t)(names_end - mid - 5)) ||
 	    (sec.minus.dev_null && sec.plus.dev_null))
 		rc = fail(r, "'Binary files A and B differ'");
 	bool strip =
@@ -737,9 +604,9 @@ static int plain_binary(struct reader *r)
 	    (sec.plus.dev_null || (sec.plus.s && memchr(sec.plus.s, '/', sec.plus.n)));
 	if (!rc && strip) {
 		if (!sec.minus.dev_null)
-			strip_prefix(&sec.minus);
+			udiff_strip_prefix(&sec.minus);
 		if (!sec.plus.dev_null)
-			strip_prefix(&sec.plus);
+			udiff_strip_prefix(&sec.plus);
 	}
 	if (!rc)
 		rc = section_add(r, &sec);

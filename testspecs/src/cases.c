@@ -82,73 +82,6 @@ static const struct spec_op *supported_op(const struct spec_set *set, const char
 
 /* ---- one case ---- */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-/* Derived seeds keep 53 bits: every JSON reader holds them exactly (`specs list --json`). */
-#define SEED_MASK ((UINT64_C(1) << 53) - 1)
-
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-static uint64_t case_hash(const char *test_id, const char *op, const struct shapes *s,
-			  enum spec_dtype d)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	h = fnv(h, test_id, strlen(test_id) + 1);
-	h = fnv(h, op, strlen(op) + 1);
-	for (int i = 0; i < s->nin; i++) {
-		h = fnv(h, &s->ndims[i], sizeof(s->ndims[i]));
-		h = fnv(h, s->v[i], sizeof(int64_t) * (size_t)s->ndims[i]);
-	}
-	const char *dn = dtype_name(d);
-	return fnv(h, dn, strlen(dn) + 1);
-}
-
-static uint64_t tensor_hash(uint64_t h, const struct spec_tensor *t)
-{
-	if (t->stride.present)
-		h = fnv(h, t->stride.v, t->stride.n * sizeof(int64_t));
-	if (t->has_storage_offset && t->storage_offset)
-		h = fnv(h, &t->storage_offset, sizeof(t->storage_offset));
-	return h;
-}
-
-/* A model-op call's arguments beyond its shapes (strides, values, py literals, kwargs): two
- * calls of one op on the same shapes with other arguments (to float32 and to bfloat16; a
- * strided view and a dense one) are two cases. A call with none keeps the id its op, shapes
- * and dtype give. */
-static uint64_t call_hash(uint64_t h, const struct spec_sample_inputs *si)
-{
-	for (size_t i = 0; i < si->n_args; i++) {
-		const struct spec_arg *a = &si->args[i];
-		if (a->kind == SPEC_ARG_TENSOR)
-			h = tensor_hash(h, &a->tensor);
-		for (size_t q = 0; a->kind == SPEC_ARG_TENSOR_LIST && q < a->n_list; q++)
-			h = tensor_hash(h, &a->list[q]);
-		if ((a->kind == SPEC_ARG_VALUE || a->kind == SPEC_ARG_PY) && a->text.s)
-			h = fnv(h, a->text.s, a->text.len + 1);
-	}
-	for (size_t i = 0; i < si->n_kwargs; i++) {
-		const struct spec_kwarg *kw = &si->kwargs[i];
-		if (kw->key.s)
-			h = fnv(h, kw->key.s, kw->key.len + 1);
-		if (kw->arg.text.s)
-			h = fnv(h, kw->arg.text.s, kw->arg.text.len + 1);
-	}
-	return h;
-}
-
 static const char *unsupported_why(const struct spec_op_map *m, enum spec_dtype d,
 				   const struct shapes *s, char *buf, size_t size)
 {
@@ -281,15 +214,17 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 		if (k->mode != SPEC_MODE_UNSET)
 			cs->mode = k->mode;
 	}
-	uint64_t h = case_hash(c->case_id, op, s, d);
+	uint64_t h = testspecs__case_hash(c->case_id, op, s, dtype_name(d));
 	if (rule == SPEC_RULE_SAMPLE_INPUTS && c->sample)
-		h = call_hash(h, c->sample);
+		h = testspecs__call_hash(h, c->sample);
 	if (graph) /* the graph as written (not where this host found it) and how it runs */
-		h = fnv(fnv(fnv(h, k->graph.s, k->graph.len + 1), &k->cores, sizeof(k->cores)),
-			&k->relayout, sizeof(k->relayout));
+		h = testspecs__fnv(testspecs__fnv(testspecs__fnv(h, k->graph.s, k->graph.len + 1),
+						  &k->cores, sizeof(k->cores)),
+				   &k->relayout, sizeof(k->relayout));
 	snprintf(cs->id, sizeof(cs->id), "%016" PRIx64, h);
 	uint64_t g = c->set->global.has_seed ? c->set->global.seed : 0;
-	cs->seed = k && k->has_seed ? k->seed : mix(h ^ mix(g)) & SEED_MASK;
+	cs->seed =
+	    k && k->has_seed ? k->seed : testspecs__mix(h ^ testspecs__mix(g)) & CASE_SEED_MASK;
 	cs->rule = rule;
 	cs->source = rule == SPEC_RULE_OPINFO ? c->source : SPEC_SOURCE_NONE;
 	c->res->n_by_source[cs->source]++;

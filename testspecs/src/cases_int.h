@@ -63,4 +63,18 @@ int testspecs__add_default_samples(struct ctx *c, const char *op, const struct o
 int testspecs__add_opinfo_cases(struct ctx *c, const char *op, const struct op_view *v,
 				struct spec_loc loc);
 
+/* A case's identity: FNV-1a over the test id, op, shapes and dtype name; a model-op call's
+ * arguments beyond its shapes (strides, values, py literals, kwargs) are hashed in too, so two
+ * calls of one op on the same shapes with other arguments (to float32 and to bfloat16; a
+ * strided view and a dense one) are two cases, and a call with none keeps the id its op,
+ * shapes and dtype give. The seed is mixed from it (splitmix64's finalizer). */
+uint64_t testspecs__fnv(uint64_t h, const void *p, size_t n);
+uint64_t testspecs__mix(uint64_t x);
+uint64_t testspecs__case_hash(const char *test_id, const char *op, const struct shapes *s,
+			      const char *dtype_name);
+uint64_t testspecs__call_hash(uint64_t h, const struct spec_sample_inputs *si);
+
+/* Derived seeds keep 53 bits: every JSON reader holds them exactly (`specs list --json`). */
+#define CASE_SEED_MASK ((UINT64_C(1) << 53) - 1)
+
 #endif
