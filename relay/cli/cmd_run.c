@@ -265,7 +265,7 @@ int run__execute(const struct run_args *a, const struct spec_case_list *list)
 	int rc = cases && keep ? 0 : err_set(ERR_NOMEM, "out of memory for %zu cases", list->n);
 	for (size_t i = 0; !rc && i < list->n; i++)
 		rc = exec_case_from_spec(&cases[i], &list->v[i]);
-	if (!rc && a->shard_count)
+	if (!rc) /* read without --shard too: a bad file is an error, not ignored */
 		rc = run__history(a->history, &hist, &dur, &n_dur);
 	if (!rc && a->shard_count)
 		rc = exec_shard_plan(cases, list->n, dur, n_dur, a->shard_index, a->shard_count,

@@ -194,45 +194,6 @@ static int load_specs(const struct select_args *a, struct spec_set **set)
 	return rc;
 }
 
-/* --history FILE: {"test id": {"failed_before": bool, "flaky": bool, "mean_seconds": N}}. The
- * ids point into `*json`, which the caller keeps until the history is no longer used. */
-static int load_history(const char *path, json_t **json, struct select_history *h)
-{
-	char *data = NULL;
-	size_t len = 0;
-	int rc = fs_read_file(&data, &len, path, SELECT_HISTORY_MAX);
-	if (rc < 0)
-		return err_prefix("--history %s: ", path);
-	*json = jx_loadb(data, len, SELECT_HISTORY_MAX);
-	free(data);
-	if (!*json)
-		return err_prefix("--history %s", path);
-	if (!json_is_object(*json))
-		return err_set(ERR_INVAL, "--history %s: not a JSON object of test ids", path);
-	h->v = calloc(json_object_size(*json) + 1, sizeof *h->v);
-	if (!h->v)
-		return err_set(ERR_NOMEM, "--history %s", path);
-	const char *id;
-	json_t *e;
-	json_object_foreach(*json, id, e)
-	{
-		json_t *secs = json_object_get(e, "mean_seconds");
-		if (!json_is_object(e) || (secs && !json_is_number(secs)))
-			return err_set(ERR_INVAL,
-				       "--history %s: '%s': want {failed_before, flaky, "
-				       "mean_seconds}",
-				       path, id);
-		h->v[h->n++] = (struct select_history_entry){
-			.id = id,
-			.failed_before = jx_get_bool(e, "failed_before", false),
-			.flaky = jx_get_bool(e, "flaky", false),
-			.mean_seconds = secs ? json_number_value(secs) : 0,
-		};
-	}
-	selector_history_sort(h);
-	return 0;
-}
-
 /* ---- the run ---- */
 
 struct run {
@@ -247,7 +208,7 @@ struct run {
 
 static int stages(struct run *r, const struct select_args *a, bool tty)
 {
-	int rc = a->history ? load_history(a->history, &r->history_json, &r->history) : 0;
+	int rc = a->history ? front_history_load(a->history, &r->history_json, &r->history) : 0;
 	if (rc == 0)
 		rc = read_changes(a, &r->cs);
 	if (rc == 0)

@@ -138,32 +138,14 @@ int run__history(const char *path, json_t **json, struct exec_duration **out, si
 	*n = 0;
 	if (!path)
 		return 0;
-	char *data = NULL;
-	size_t len = 0;
-	if (fs_read_file(&data, &len, path, SELECT_HISTORY_MAX) < 0)
-		return err_prefix("--history %s: ", path);
-	*json = jx_loadb(data, len, SELECT_HISTORY_MAX);
-	free(data);
-	if (!json_is_object(*json)) {
-		char why[256]; /* err_set formats into the buffer err_last() points at */
-		snprintf(why, sizeof(why), "%s",
-			 *json ? "not a JSON object of test ids" : err_last());
-		return err_set(ERR_INVAL, "--history %s: %s", path, why);
-	}
-	*out = calloc(json_object_size(*json) + 1, sizeof(**out));
-	if (!*out)
-		return err_set(ERR_NOMEM, "--history %s", path);
-	const char *id;
-	json_t *e;
-	json_object_foreach(*json, id, e)
-	{
-		json_t *secs = json_is_object(e) ? json_object_get(e, "mean_seconds") : NULL;
-		if (!json_is_object(e) || (secs && !json_is_number(secs)))
-			return err_set(ERR_INVAL, "--history %s: '%s': want {mean_seconds: N}",
-				       path, id);
-		(*out)[(*n)++] = (struct exec_duration){ id, secs ? json_number_value(secs) : 0 };
-	}
-	return 0;
+	struct select_history h = { 0 };
+	int rc = front_history_load(path, json, &h);
+	if (rc == 0 && !(*out = calloc(h.n + 1, sizeof(**out))))
+		rc = err_set(ERR_NOMEM, "--history %s", path);
+	for (size_t i = 0; rc == 0 && i < h.n; i++)
+		(*out)[(*n)++] = (struct exec_duration){ h.v[i].id, h.v[i].mean_seconds };
+	free(h.v);
+	return rc;
 }
 
 int run__adapters(const struct run_args *a, struct exec_adapters **out)

@@ -6,6 +6,7 @@
 #ifndef RELAY_SELECT_FRONT_H
 #define RELAY_SELECT_FRONT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -52,5 +53,11 @@ int front_expand_scheduled(const struct front *f, const struct select_report *re
 			   const char *tier, struct spec_case_list *list);
 
 void front_finish(struct front *f);
+
+/* --history FILE (`select` and `run`): {"test id": {"failed_before": bool, "flaky": bool,
+ * "mean_seconds": N}}, at most SELECT_HISTORY_MAX bytes, sorted for lookup. The ids point into
+ * `*json`. The caller starts with *json NULL and h empty, keeps both as long as the history is
+ * used, then json_decref()s *json and frees h->v, after an error too. */
+int front_history_load(const char *path, json_t **json, struct select_history *h);
 
 #endif

@@ -2,7 +2,8 @@
 # Checks `spyre-ci run` end to end: a fixture spec with one case per outcome the emulator gives
 # (passed, xfailed, a strict xpass that fails, adapted, skipped) and its exit code; the JUnit
 # XML read by Python's xml.etree agrees case by case with the JSONL (also for the golden files);
-# shards partition the cases; a selection on a generated upstream runs; SIGINT still writes the
+# shards partition the cases (with and without --history durations); a selection on a generated
+# upstream runs; SIGINT still writes the
 # reports of what finished; usage errors exit 2.
 # Usage: run.sh PATH/TO/spyre-ci SOURCE_ROOT
 set -u
@@ -64,14 +65,22 @@ for s in 1 2 3; do
 	expect_rc 0 "shard $s/3" "$exe" run --all "${smoke[@]}" --shard "$s/3" \
 		--out "$tmp/s$s" --jobs 2 --no-progress
 done
+# with durations (the selector's history file) the shards still partition the cases
+echo '{"x": {"mean_seconds": 30, "flaky": true}}' >"$tmp/hist.json"
+for s in 1 2 3; do
+	expect_rc 0 "shard $s/3 with --history" "$exe" run --all "${smoke[@]}" --shard "$s/3" \
+		--history "$tmp/hist.json" --out "$tmp/h$s" --jobs 2 --no-progress
+done
 python3 - "$tmp" <<'PY' && ok || bad "shards partition the smoke cases"
 import json, sys
 ids = lambda p: [json.loads(l)["case_id"] for l in open(p)]
 t = sys.argv[1]
 whole = ids(t + "/r2/results.jsonl")
-parts = [ids("%s/s%d/results.jsonl" % (t, s)) for s in (1, 2, 3)]
-flat = [i for p in parts for i in p]
-sys.exit(0 if sorted(flat) == sorted(whole) and len(set(flat)) == len(flat) and all(parts) else 1)
+for pre in "sh":
+    parts = [ids("%s/%s%d/results.jsonl" % (t, pre, s)) for s in (1, 2, 3)]
+    flat = [i for p in parts for i in p]
+    if not (sorted(flat) == sorted(whole) and len(set(flat)) == len(flat) and all(parts)):
+        sys.exit(1)
 PY
 
 # --- a selection on a generated upstream.
@@ -98,6 +107,12 @@ usage_error "no arguments" "--repo DIR is required"
 usage_error "--all needs --specs" "--all needs --specs" --all
 usage_error "--all and --base" "--all excludes" --all --specs "$fix" --base HEAD
 usage_error "bad shard" "--shard" --all --specs "$fix" --shard 3/2
+echo '[1]' >"$tmp/hist-list.json"
+usage_error "history not an object (no --shard)" "not a JSON object of test ids" --all --specs "$fix" \
+	--history "$tmp/hist-list.json"
+echo '{"t": {"mean_seconds": "slow"}}' >"$tmp/hist-bad.json"
+usage_error "history entry without a number" "'t': want" --all --specs "$fix" \
+	--history "$tmp/hist-bad.json"
 usage_error "bad jobs" "--jobs" --all --specs "$fix" --jobs 0
 usage_error "--post without a token" "go together" --all --specs "$fix" --post http://x
 usage_error "missing specs" "nope" --all --specs "$tmp/nope.yaml"
