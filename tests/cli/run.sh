@@ -3,8 +3,7 @@
 # (passed, xfailed, a strict xpass that fails, adapted, skipped) and its exit code; the JUnit
 # XML read by Python's xml.etree agrees case by case with the JSONL (also for the golden files);
 # shards partition the cases (with and without --history durations); a selection on a generated
-# upstream runs; SIGINT still writes the
-# reports of what finished; usage errors exit 2.
+# upstream runs; SIGINT still writes the reports of what finished; usage errors exit 2.
 # Usage: run.sh PATH/TO/spyre-ci SOURCE_ROOT
 set -u
 cli_name=run-cli cli_sub=run
