@@ -220,7 +220,7 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		return err_set(ERR_NOMEM, "explain: out of memory");
 	struct spec_resolve_opts o = { .tier = tier };
 	int rc = testspecs_resolver_resolve(r, test_id, &o, d);
-	struct spec_case_test t = { .test_id = test_id, .tier = tier };
+	struct spec_case_test t = { .test_id = test_id, .tier = tier, .source_unread = !cat };
 	if (!rc) {
 		t.opinfo = specs_is_opinfo(d->entry, d->file);
 		t.family = d->file ? testspecs_family_for_path(d->file->path.s) : SPEC_FAMILY_ANY;

@@ -176,6 +176,10 @@ test_suite_config:
     supported_ops: [add, sub, mul, div, maximum, minimum]
 YAML
 vid=test/test_op_variants.py::TestOpVariants::test_binary
+# without --upstream the test's source is unknown, and the reason says so (not "not @ops")
+expect_rc 0 "explain an eligible test without --upstream" "$exe" specs explain --test "$vid" \
+	"$tmp/ops.yaml"
+check "no --upstream: the reason asks for it" grep -q "source was not read (give --upstream DIR" "$out"
 expect_rc 0 "explain --upstream" "$exe" specs explain --upstream "$tmp/up" --test "$vid" \
 	"$tmp/ops.yaml"
 check "explain --upstream says where the cases came from" grep -q "^from .*OpInfo" "$out"

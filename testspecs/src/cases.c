@@ -632,9 +632,11 @@ static int expand_rules(struct ctx *c)
 		res->rule = SPEC_RULE_BODY_OPS;
 		return 0;
 	}
-	res->why = c->t->opinfo ? "@ops test, but no supported op of its family remains"
-		   : c->t->n_body_ops
-		       ? body_why(c)
+	res->why = c->t->opinfo       ? "@ops test, but no supported op of its family remains"
+		   : c->t->n_body_ops ? body_why(c)
+		   : c->t->source_unread
+		       ? "no kernels:, no sample_inputs_func; the test's source was not read (give "
+			 "--upstream DIR for its @ops, OpInfo samples and calls)"
 		       : "no kernels:, no sample_inputs_func, not @ops, no known calls";
 	return 0;
 }

@@ -152,6 +152,8 @@ struct spec_case_test {
 	const char *device;          /* backend name in method suffixes; NULL: "spyre" */
 	bool opinfo;                 /* the test is @ops-parametrised */
 	enum spec_op_family family;  /* its op family (testspecs_family_for_path) */
+	bool source_unread;          /* the test's file was not read (no upstream given): rules 3
+					and 4 know nothing of it, and the reason says so */
 	const char *const *body_ops; /* rule 4: calls the scanner found ("torch.add", "F.gelu") */
 	size_t n_body_ops;
 	int (*is_test)(void *ctx, const char *id); /* spec_resolve_opts.is_test; may be NULL */
