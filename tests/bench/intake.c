@@ -6,6 +6,8 @@
  * sustained with p99 under 50 ms, and the daemon's ratio to the durable floor (the target is at
  * least 0.5). Never asserts a time: exits 1 only when an answer was wrong. --smoke: two low
  * rates, short. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
 #include <git2.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -77,6 +79,13 @@ static void floor_done(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	free(*con_cls);
 	*con_cls = NULL;
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 static void floor_start(struct floor *f, const char *db_dir)
@@ -203,9 +212,7 @@ int main(int argc, char **argv)
 	printf("peak sustained at any latency: bare %.0f/s, durable floor %.0f/s, spyre-ci %.0f/s; "
 	       "spyre-ci / durable floor = %.2f\n",
 	       s[0].peak, s[1].peak, s[2].peak, s[1].peak > 0 ? s[2].peak / s[1].peak : 0);
-	char cmd[700];
-	snprintf(cmd, sizeof(cmd), "%s/floor.db", dir);
-	unlink(cmd);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS); /* the state and the floor's database */
 	git_libgit2_shutdown();
 	return bad;
 }

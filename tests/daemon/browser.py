@@ -10,10 +10,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
-from daemonlib import Daemon
+from daemonlib import Daemon, scratch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "fixtures", "dashboard", "hud-completed.json")
@@ -47,7 +46,7 @@ def chromium():
 def browse(exe, url, out, netlog, size="1280,1000", dump=True):
     """Runs Chromium once on `url` with a new empty profile: the DOM as text (or a screenshot
     into `out`), and its network log in `netlog`."""
-    args = [exe] + FLAGS + ["--user-data-dir=" + tempfile.mkdtemp(prefix="chromium-"),
+    args = [exe] + FLAGS + ["--user-data-dir=" + scratch("chromium-"),
                             "--window-size=" + size, "--log-net-log=" + netlog]
     args += ["--dump-dom"] if dump else ["--screenshot=" + out]
     r = subprocess.run(args + [url], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

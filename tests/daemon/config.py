@@ -7,10 +7,9 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-from daemonlib import Daemon, free_port
+from daemonlib import Daemon, free_port, scratch
 
 failures = []
 
@@ -22,7 +21,7 @@ def check(what, cond, detail=""):
 
 
 def check_config(binary, text, secret=True):
-    d = tempfile.mkdtemp(prefix="spyre-ci-config-")
+    d = scratch("spyre-ci-config-")
     path = os.path.join(d, "c.yaml")
     if secret:
         with open(os.path.join(d, "secret"), "w") as f:

@@ -30,6 +30,19 @@ def free_port():
     return port
 
 
+def scratch(prefix):
+    """A temporary directory removed when the test's process exits (kept, and its path
+    printed, when SPYRE_CI_KEEP_TMP is set: the daemon's logs and state, for a post-mortem)."""
+    import atexit
+    import shutil
+    d = tempfile.mkdtemp(prefix=prefix)
+    if os.environ.get("SPYRE_CI_KEEP_TMP"):
+        atexit.register(print, "kept " + d)
+    else:
+        atexit.register(shutil.rmtree, d, True)
+    return d
+
+
 def sign(body, secret=SECRET):
     return "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
 
@@ -37,7 +50,7 @@ def sign(body, secret=SECRET):
 class Daemon:
     def __init__(self, binary, extra="", workdir=None, port=None):
         self.binary = binary
-        self.dir = workdir or tempfile.mkdtemp(prefix="spyre-ci-daemon-")
+        self.dir = workdir or scratch("spyre-ci-daemon-")
         self.port = port or free_port()
         self.secret_path = os.path.join(self.dir, "secret")
         with open(self.secret_path, "wb") as f:

@@ -11,10 +11,9 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
-from daemonlib import Daemon
+from daemonlib import Daemon, scratch
 
 failures = []
 
@@ -66,7 +65,7 @@ def broken_job_page(binary, state, out):
 
 
 def main(binary):
-    state = tempfile.mkdtemp(prefix="spyre-ci-demo-")
+    state = scratch("spyre-ci-demo-")
     rc, out = demo(binary, state)
     check("demo --once exits 0", rc == 0, out)
     check("it generated the sample upstream", "generated a sample upstream" in out)

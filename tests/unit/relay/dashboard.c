@@ -13,24 +13,18 @@
 #include "hud_parse.h"
 #include "store.h"
 #include "store_dash.h"
+#include "tmpstate.h"
 
 static char dir[256];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/spyre-ci-dash-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tmpstate_make(dir, sizeof(dir), "dash");
 }
 
 static void remove_dir(void)
 {
-	char p[512];
-	const char *files[] = { "spyre-ci.db", "spyre-ci.db-wal", "spyre-ci.db-shm" };
-	for (size_t i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-		unlink(p);
-	}
-	rmdir(dir);
+	tmpstate_remove(dir);
 }
 
 TestSuite(dashboard, .init = make_dir, .fini = remove_dir);

@@ -9,8 +9,9 @@
 #include "outbox_cases.h"
 #include "outbox_store.h"
 #include "store.h"
+#include "tmpstate.h"
 
-static char dir[] = "/tmp/spyre-ci-outbox-store-XXXXXX";
+static char dir[256];
 
 static int open_store(struct dc_outbox **out, const char *d)
 {
@@ -23,18 +24,12 @@ static const struct outbox_impl store_impl = { "store", "spyre-ci.db", open_stor
 
 static void setup(void)
 {
-	cr_assert_not_null(mkdtemp(dir));
+	tmpstate_make(dir, sizeof(dir), "outbox-store");
 }
 
 static void teardown(void)
 {
-	char p[300];
-	const char *sfx[] = { "", "-wal", "-shm" };
-	for (int i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s/spyre-ci.db%s", dir, sfx[i]);
-		unlink(p);
-	}
-	rmdir(dir);
+	tmpstate_remove(dir);
 }
 
 TestSuite(outbox_store, .init = setup, .fini = teardown);

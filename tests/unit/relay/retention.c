@@ -16,6 +16,7 @@
 #include "outbox_store.h"
 #include "retention.h"
 #include "store.h"
+#include "tmpstate.h"
 
 #define DAY ((int64_t)24 * 3600 * 1000)
 #define T0  ((int64_t)1000)
@@ -24,11 +25,15 @@ static char dir[256];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/spyre-ci-retention-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tmpstate_make(dir, sizeof(dir), "retention");
 }
 
-TestSuite(retention, .init = make_dir);
+static void remove_dir(void)
+{
+	tmpstate_remove(dir);
+}
+
+TestSuite(retention, .init = make_dir, .fini = remove_dir);
 
 static int64_t add_job(struct store *s, const char *did, char c)
 {

@@ -14,19 +14,19 @@
 #include "gitrepo.h"
 #include "mirror.h"
 #include "statedir.h"
+#include "tmpstate.h"
 
 static char state[256];
 
 static void setup(void)
 {
 	git_libgit2_init();
-	snprintf(state, sizeof(state), "/tmp/spyre-ci-statedir-XXXXXX");
-	cr_assert_not_null(mkdtemp(state));
+	tmpstate_make(state, sizeof(state), "statedir");
 }
 
 static void teardown(void)
 {
-	test_rm_tree(state);
+	tmpstate_remove(state);
 	git_libgit2_shutdown();
 }
 

@@ -10,24 +10,18 @@
 
 #include "common/err.h"
 #include "store.h"
+#include "tmpstate.h"
 
 static char dir[256];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/spyre-ci-store-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tmpstate_make(dir, sizeof(dir), "store");
 }
 
 static void remove_dir(void)
 {
-	char p[512];
-	const char *files[] = { "spyre-ci.db", "spyre-ci.db-wal", "spyre-ci.db-shm" };
-	for (size_t i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-		unlink(p);
-	}
-	rmdir(dir);
+	tmpstate_remove(dir);
 }
 
 TestSuite(store, .init = make_dir, .fini = remove_dir);
