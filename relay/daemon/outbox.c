@@ -143,7 +143,7 @@ void *outbox_main(void *arg)
 			turn(d, jr.ob, &tg[i], cfg);
 		int64_t now = clock_wall_ms();
 		if (now >= next_sweep) {
-			retention_sweep(d, &cfg->c, now);
+			retention_sweep(d, s, &cfg->c, now);
 			next_sweep = now + RETENTION_INTERVAL_MS;
 		}
 		daemon_cfg_put(cfg);

@@ -92,15 +92,11 @@ int retention_run(struct store *s, const struct config *c, int64_t now_ms,
 	return rc;
 }
 
-void retention_sweep(struct daemon *d, const struct config *c, int64_t now_ms)
+void retention_sweep(struct daemon *d, struct store *s, const struct config *c, int64_t now_ms)
 {
-	struct store *s = NULL;
 	struct retention_stats st;
 	int64_t reports = 0;
-	int rc = store_sqlite_open(&s, c->state_dir);
-	if (rc == 0)
-		rc = retention_run(s, c, now_ms, &st, &reports);
-	store_close(s);
+	int rc = retention_run(s, c, now_ms, &st, &reports);
 	if (rc < 0) {
 		log_error("retention: %s", err_last());
 		return;

@@ -20,7 +20,8 @@ struct daemon;
 int retention_run(struct store *s, const struct config *c, int64_t now_ms,
 		  struct retention_stats *st, int64_t *reports);
 
-/* retention_run() with the daemon's own store handle, its outcome logged and counted. */
-void retention_sweep(struct daemon *d, const struct config *c, int64_t now_ms);
+/* retention_run() on the caller's store handle (the outbox thread's), its outcome logged and
+ * counted in the daemon's metrics. */
+void retention_sweep(struct daemon *d, struct store *s, const struct config *c, int64_t now_ms);
 
 #endif
