@@ -108,10 +108,10 @@ usage_error "--all and --base" "--all excludes" --all --specs "$fix" --base HEAD
 usage_error "bad shard" "--shard" --all --specs "$fix" --shard 3/2
 echo '[1]' >"$tmp/hist-list.json"
 usage_error "history not an object (no --shard)" "not a JSON object of test ids" --all --specs "$fix" \
-	--history "$tmp/hist-list.json"
+	--history "$tmp/hist-list.json" --out "$tmp/never"
 echo '{"t": {"mean_seconds": "slow"}}' >"$tmp/hist-bad.json"
 usage_error "history entry without a number" "'t': want" --all --specs "$fix" \
-	--history "$tmp/hist-bad.json"
+	--history "$tmp/hist-bad.json" --out "$tmp/never"
 usage_error "bad jobs" "--jobs" --all --specs "$fix" --jobs 0
 usage_error "--post without a token" "go together" --all --specs "$fix" --post http://x
 usage_error "missing specs" "nope" --all --specs "$tmp/nope.yaml"
