@@ -11,13 +11,10 @@
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/limits.h"
 #include "common/log.h"
 #include "mirror.h"
 #include "statedir.h"
-
-/* How long a start waits for the state directory's lock: a daemon killed a moment ago may have
- * children (executor workers) still on their way out. */
-#define STATEDIR_WAIT_MS 10000
 
 struct cfg_ref *daemon_cfg_get(struct daemon *d)
 {

@@ -3,11 +3,13 @@
 #include "mirror.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -61,9 +63,23 @@ static int stale_lock(const char *path, const struct stat *sb, int flag, struct 
 	return 0;
 }
 
+/* The state directory fsync()ed: a rename of the mirror in it is then durable. */
+static int sync_parent(const char *state_dir)
+{
+	int fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0) {
+		int rc = err_set_errno(ERR_IO, "mirror: cannot sync %s", state_dir);
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	close(fd);
+	return 0;
+}
+
 int mirror_recover(const char *state_dir)
 {
-	char path[PATH_TEXT_MAX], part[PATH_TEXT_MAX + 8];
+	char path[PATH_TEXT_MAX], part[PATH_TEXT_MAX + 8], walk[PATH_TEXT_MAX + 8];
 	int rc = mirror_path(path, sizeof(path), state_dir);
 	if (rc < 0)
 		return rc;
@@ -73,9 +89,27 @@ int mirror_recover(const char *state_dir)
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return 0;
-	if (nftw(path, stale_lock, 16, FTW_PHYS) != 0)
+	/* "mirror.git/." so that a mirror.git that is a symbolic link is walked too (FTW_PHYS
+	 * reports a link given as the root as a link and does not enter it) */
+	snprintf(walk, sizeof(walk), "%s/.", path);
+	if (nftw(walk, stale_lock, 16, FTW_PHYS) != 0)
 		return err_set_errno(ERR_IO, "mirror: cannot clear the stale locks of %s", path);
-	return 0;
+	/* A mirror that does not open (made by an older daemon killed during its init, or
+	 * damaged by hand) would fail every job: it is set aside, kept for a post-mortem, and
+	 * the next open makes a new one (it is a cache of upstream: nothing is lost). */
+	git_repository *repo = NULL;
+	if (git_repository_open_bare(&repo, path) == 0) {
+		git_repository_free(repo);
+		return 0;
+	}
+	char aside[PATH_TEXT_MAX + 40];
+	snprintf(aside, sizeof(aside), "%s.broken-%lld", path, (long long)time(NULL));
+	const git_error *e = git_error_last();
+	log_warn("mirror: %s does not open (%s); set aside as %s", path,
+		 e && e->message ? e->message : "libgit2 error", aside);
+	if (rename(path, aside) < 0)
+		return err_set_errno(ERR_IO, "mirror: cannot set %s aside", path);
+	return sync_parent(state_dir);
 }
 
 int mirror_open(git_repository **out, const char *state_dir)
@@ -101,6 +135,10 @@ int mirror_open(git_repository **out, const char *state_dir)
 		git_repository_free(made);
 		if (rc == 0 && rename(part, path) < 0)
 			rc = err_set_errno(ERR_IO, "mirror: cannot rename %s", part);
+		if (rc < 0) /* quietly: the error above is the one reported */
+			nftw(part, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		if (rc == 0)
+			rc = sync_parent(state_dir);
 		if (rc == 0 && git_repository_open_bare(out, path) < 0)
 			rc = git_fail("mirror open");
 	}
@@ -116,12 +154,41 @@ int mirror_remote(git_remote **out, git_repository *repo, const char *url)
 	return git_remote_create_with_opts(out, url, &o) < 0 ? git_fail("mirror remote") : 0;
 }
 
-int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n)
+/* libgit2's progress callbacks: a non-zero answer ends the fetch (the daemon is stopping). */
+static int transfer_progress(const git_indexer_progress *p, void *payload)
+{
+	(void)p;
+	const atomic_bool *stop = payload;
+	return stop && atomic_load(stop) ? -1 : 0;
+}
+
+static int sideband_progress(const char *text, int len, void *payload)
+{
+	(void)text;
+	(void)len;
+	return transfer_progress(NULL, payload);
+}
+
+int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n, const atomic_bool *stop)
 {
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
 	opts.prune = GIT_FETCH_NO_PRUNE;
+	opts.callbacks.transfer_progress = transfer_progress;
+	opts.callbacks.sideband_progress = sideband_progress;
+	opts.callbacks.payload = (void *)stop;
 	git_strarray specs = { .strings = (char **)refspecs, .count = n };
-	pthread_mutex_lock(&fetching);
+	/* waits for another thread's fetch, but not past a stop */
+	for (;;) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 200 * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		if (pthread_mutex_timedlock(&fetching, &ts) == 0)
+			break;
+		if (stop && atomic_load(stop))
+			return err_set(ERR_IO, "fetch: stopped while another fetch ran");
+	}
 	int rc = git_remote_fetch(remote, &specs, &opts, NULL) < 0 ? git_fail("fetch") : 0;
 	pthread_mutex_unlock(&fetching);
 	return rc;

@@ -4,6 +4,7 @@
 #define RELAY_DAEMON_MIRROR_H
 
 #include <git2.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* Writes state_dir/mirror.git into `out`; ERR_LIMIT when it does not fit. */
@@ -23,8 +24,9 @@ int mirror_open(git_repository **out, const char *state_dir);
 int mirror_remote(git_remote **out, git_repository *repo, const char *url);
 
 /* Fetches `refspecs` ("+refs/heads/main:refs/heads/main") through `remote` into its mirror;
- * one fetch at a time in the process. */
-int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n);
+ * one fetch at a time in the process. A `stop` (may be NULL) that becomes true ends the wait
+ * for another fetch and the fetch itself at its next progress report (ERR_IO). */
+int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n, const atomic_bool *stop);
 
 /* The base of a new tip given the previous one: the previous tip when the new one descends
  * from it, else their merge base (a force-push), else none (base[0] = 0). */

@@ -79,7 +79,7 @@ static int poll_once(struct daemon *d, struct store *s, struct poll_git *g, cons
 				 c->branches.v[i]);
 	}
 	if (rc == 0)
-		rc = mirror_fetch(g->remote, specs, c->branches.n);
+		rc = mirror_fetch(g->remote, specs, c->branches.n, &d->stopping);
 	for (size_t i = 0; rc == 0 && i < c->branches.n; i++)
 		rc = poll_branch(d, s, g->repo, c->branches.v[i]);
 	for (size_t i = 0; specs && i < c->branches.n; i++)

@@ -98,10 +98,12 @@ struct store_ops {
 	int (*poll_tip)(struct store *s, int64_t *job_id, const struct job_spec *job,
 			const char *cursor_ref, int64_t now_ms);
 	int (*cursor_get)(struct store *s, char tip[41], const char *ref); /* ERR_NOTFOUND */
-	/* Claims the oldest queued job, or a running one whose lease has expired (attempts + 1;
-	 * past max_attempts it is failed instead). ERR_NOTFOUND when none. */
+	/* Claims the oldest queued job whose wait is over, or a running one whose lease has
+	 * expired; attempts + 1. A job past the caller's limit of attempts is claimed all the
+	 * same: the claimer holds it while it reports the job failed (worker.c). ERR_NOTFOUND
+	 * when none. */
 	int (*claim)(struct store *s, struct job_row *out, const char *owner, int64_t lease_ms,
-		     int max_attempts, int64_t now_ms);
+		     int64_t now_ms);
 	/* Extends the lease; ERR_BADSTATE when `owner` no longer holds it. */
 	int (*renew)(struct store *s, int64_t job_id, const char *owner, int64_t lease_ms,
 		     int64_t now_ms);

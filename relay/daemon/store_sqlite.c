@@ -29,13 +29,11 @@ static const char *const sql[STORE__OB_FIRST] = {
 	[ST_CURSOR_ADD] = "INSERT INTO cursors (ref, tip, updated_ms) VALUES (?1, ?2, ?3)",
 	/* a queued job's lease_expires_ms is the time before which it waits (a retry's backoff;
 	 * 0 for a new or released job) */
-	[ST_CLAIMABLE] = "SELECT id, attempts FROM jobs WHERE (state IN (0, 2) AND "
+	[ST_CLAIMABLE] = "SELECT id FROM jobs WHERE (state IN (0, 2) AND "
 			 "lease_expires_ms <= ?1) OR (state = 1 AND lease_expires_ms < ?1) "
 			 "ORDER BY id LIMIT 1",
 	[ST_CLAIM] = "UPDATE jobs SET state = 1, lease_owner = ?2, lease_expires_ms = ?3, "
 		     "attempts = attempts + 1, updated_ms = ?4, started_ms = ?4 WHERE id = ?1",
-	[ST_FAIL_EXPIRED] = "UPDATE jobs SET state = 4, lease_owner = NULL, updated_ms = ?2, "
-			    "detail = 'lease expired on every attempt' WHERE id = ?1",
 	[ST_RENEW] = "UPDATE jobs SET lease_expires_ms = ?3, updated_ms = ?4 WHERE id = ?1 AND "
 		     "state = 1 AND lease_owner = ?2",
 	[ST_RELEASE] = "UPDATE jobs SET state = 0, lease_owner = NULL, lease_expires_ms = 0, "
@@ -380,45 +378,31 @@ static int sq_job_list(struct store *base, struct job_row *out, size_t *n, size_
 }
 
 static int sq_claim(struct store *base, struct job_row *out, const char *owner, int64_t lease_ms,
-		    int max_attempts, int64_t now)
+		    int64_t now)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	int rc = store__begin(s);
 	int64_t id = 0;
-	while (rc == 0) {
-		sqlite3_stmt *st = store__stmt(s, ST_CLAIMABLE);
-		if (!st) {
-			rc = ERR_IO;
-			break;
-		}
+	sqlite3_stmt *st = rc == 0 ? store__stmt(s, ST_CLAIMABLE) : NULL;
+	if (rc == 0 && !st)
+		rc = ERR_IO;
+	if (rc == 0) {
 		sqlite3_bind_int64(st, 1, now);
 		int r = sqlite3_step(st);
-		if (r != SQLITE_ROW) {
-			sqlite3_reset(st);
-			/* nothing to claim; jobs given up on above are still committed */
-			id = 0;
-			rc = r == SQLITE_DONE ? 0 : store__fail(s, "claim");
-			break;
-		}
-		id = sqlite3_column_int64(st, 0);
-		int64_t attempts = sqlite3_column_int64(st, 1);
+		if (r == SQLITE_ROW)
+			id = sqlite3_column_int64(st, 0);
 		sqlite3_reset(st);
-		bool give_up = attempts >= max_attempts;
-		if (!(st = store__stmt(s, give_up ? ST_FAIL_EXPIRED : ST_CLAIM))) {
-			rc = ERR_IO;
-			break;
-		}
+		if (r != SQLITE_ROW && r != SQLITE_DONE)
+			rc = store__fail(s, "claim");
+	}
+	if (rc == 0 && id && !(st = store__stmt(s, ST_CLAIM)))
+		rc = ERR_IO;
+	if (rc == 0 && id) {
 		sqlite3_bind_int64(st, 1, id);
-		if (give_up) {
-			sqlite3_bind_int64(st, 2, now);
-		} else {
-			bind_text(st, 2, owner);
-			sqlite3_bind_int64(st, 3, now + lease_ms);
-			sqlite3_bind_int64(st, 4, now);
-		}
+		bind_text(st, 2, owner);
+		sqlite3_bind_int64(st, 3, now + lease_ms);
+		sqlite3_bind_int64(st, 4, now);
 		rc = step_done(s, st);
-		if (!give_up)
-			break;
 	}
 	if (rc == 0)
 		rc = store__commit(s);

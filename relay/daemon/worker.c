@@ -86,7 +86,7 @@ static bool have_commit(git_repository *repo, const char *sha)
 /* Makes sure the head is in the mirror (fetching the job's ref if not) and finds a base when
  * the event gave none: the merge base with the first watched branch for a pull request, the
  * first parent otherwise. */
-static int prepare_range(struct job_row *j, const struct config *c)
+static int prepare_range(struct job_row *j, const struct config *c, const atomic_bool *stop)
 {
 	git_repository *repo = NULL;
 	int rc = mirror_open(&repo, c->state_dir);
@@ -97,7 +97,7 @@ static int prepare_range(struct job_row *j, const struct config *c)
 		git_remote *remote = NULL;
 		rc = mirror_remote(&remote, repo, c->upstream_url);
 		if (rc == 0)
-			rc = mirror_fetch(remote, specs, 1);
+			rc = mirror_fetch(remote, specs, 1, stop);
 		git_remote_free(remote);
 		if (rc == 0 && !have_commit(repo, j->head))
 			rc = err_set(ERR_NOTFOUND, "commit %s is not upstream", j->head);
@@ -278,13 +278,13 @@ static bool passing(int rc)
 	return rc == ERR_IO || rc == ERR_NOMEM;
 }
 
-/* 5 s after the first failed attempt, doubling, at most 5 minutes. */
+/* JOB_RETRY_FIRST_MS after the first failed attempt, doubling, at most JOB_RETRY_MAX_MS. */
 static int64_t retry_wait_ms(int64_t attempts)
 {
-	int64_t ms = 5000;
-	for (int64_t i = 1; i < attempts && ms < 300000; i++)
+	int64_t ms = JOB_RETRY_FIRST_MS;
+	for (int64_t i = 1; i < attempts && ms < JOB_RETRY_MAX_MS; i++)
 		ms *= 2;
-	return ms < 300000 ? ms : 300000;
+	return ms < JOB_RETRY_MAX_MS ? ms : JOB_RETRY_MAX_MS;
 }
 
 static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *cfg)
@@ -301,7 +301,7 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 	struct spec_case_list list;
 	testspecs_cases_init(&list);
 	char *json = NULL;
-	int rc = prepare_range(j, &cfg->c);
+	int rc = prepare_range(j, &cfg->c, &w->d->stopping);
 	if (rc == 0)
 		rc = specs_load(w, cfg);
 	if (rc == 0)
@@ -316,17 +316,24 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 		publish_funnel(w->d, &rep);
 		rc = hand_on(w, j, &cfg->c, &list, t0);
 	}
-	if (rc < 0 && rc != ERR_BADSTATE && passing(rc) && j->attempts < cfg->c.max_attempts) {
+	if (rc < 0 && rc != ERR_BADSTATE && atomic_load(&w->d->stopping)) {
+		/* a fetch or a write cut short by the stop: not the job's failure */
+		atomic_fetch_add(&w->d->metrics.jobs_released, 1);
+		log_info("job %lld: stopped (%s); back in the queue", (long long)j->id, err_last());
+		w->s->ops->release(w->s, j->id, w->owner, clock_wall_ms());
+	} else if (rc < 0 && rc != ERR_BADSTATE && passing(rc) &&
+		   j->attempts < cfg->c.max_attempts) {
 		char detail[400];
 		int64_t wait = retry_wait_ms(j->attempts);
 		snprintf(detail, sizeof(detail), "attempt %lld of %d failed, next in %lld s: %s",
 			 (long long)j->attempts, cfg->c.max_attempts, (long long)(wait / 1000),
 			 err_last());
-		atomic_fetch_add(&w->d->metrics.jobs_retried, 1);
 		log_warn("job %lld: %s", (long long)j->id, detail);
 		int64_t now = clock_wall_ms();
 		if (w->s->ops->retry(w->s, j->id, w->owner, now + wait, detail, now) < 0)
 			log_error("job %lld: %s", (long long)j->id, err_last());
+		else
+			atomic_fetch_add(&w->d->metrics.jobs_retried, 1);
 	} else if (rc < 0) {
 		char detail[400];
 		if (rc != ERR_BADSTATE && passing(rc))
@@ -352,6 +359,23 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 	selector_report_finish(&rep);
 }
 
+/* A job claimed past workers.max_attempts: its last lease expired (its daemon was killed, or
+ * it ran longer than its lease with the keeper stalled), or a retry came due after the limit
+ * was lowered. It is failed, and the dashboard told when it had heard of the job. */
+static void give_up(struct worker *w, const struct job_row *j, const struct config *c)
+{
+	char detail[sizeof(j->detail) + 96];
+	snprintf(detail, sizeof(detail),
+		 "gave up after %lld attempts (workers.max_attempts %d)%s%s",
+		 (long long)(j->attempts - 1), c->max_attempts, j->detail[0] ? "; last: " : "",
+		 j->detail);
+	log_error("job %lld: %s", (long long)j->id, detail);
+	if (jobrun_failed(&w->jr, j, c) < 0)
+		log_error("job %lld: %s", (long long)j->id, err_last());
+	if (w->s->ops->finish(w->s, j->id, w->owner, JOB_FAILED, detail, clock_wall_ms()) < 0)
+		log_error("job %lld: %s", (long long)j->id, err_last());
+}
+
 void *worker_main(void *arg)
 {
 	static atomic_int next_index;
@@ -375,8 +399,10 @@ void *worker_main(void *arg)
 		cfg = daemon_cfg_get(w.d);
 		struct job_row j;
 		int c = w.s->ops->claim(w.s, &j, w.owner, (int64_t)cfg->c.lease_s * 1000,
-					cfg->c.max_attempts, clock_wall_ms());
-		if (c == 0) {
+					clock_wall_ms());
+		if (c == 0 && j.attempts > cfg->c.max_attempts) {
+			give_up(&w, &j, &cfg->c);
+		} else if (c == 0) {
 			log_info("worker %s: claimed job %lld (attempt %lld)", w.owner,
 				 (long long)j.id, (long long)j.attempts);
 			run_job(&w, &j, cfg);

@@ -93,10 +93,11 @@ static int fail(const struct reader *r, const char *expected)
 
 struct section {
 	bool git;
-	size_t lineno;                /* of its first line */
-	struct name hdr_old, hdr_new; /* "diff --git" (prefix stripped); NULL when ambiguous */
-	struct name from, to;         /* "rename from/to", "copy from/to" */
-	struct name minus, plus;      /* "---", "+++" (prefix stripped) */
+	size_t lineno; /* of its first line */
+	struct udiff__name hdr_old,
+	    hdr_new;                    /* "diff --git" (prefix stripped); NULL when ambiguous */
+	struct udiff__name from, to;    /* "rename from/to", "copy from/to" */
+	struct udiff__name minus, plus; /* "---", "+++" (prefix stripped) */
 	bool is_new, is_deleted, is_rename, is_copy, binary;
 	bool has_old_mode, has_new_mode;
 	uint32_t old_mode, new_mode, index_mode;
@@ -106,46 +107,46 @@ struct section {
 
 static void section_finish(struct section *sec)
 {
-	udiff_name_finish(&sec->hdr_old);
-	udiff_name_finish(&sec->hdr_new);
-	udiff_name_finish(&sec->from);
-	udiff_name_finish(&sec->to);
-	udiff_name_finish(&sec->minus);
-	udiff_name_finish(&sec->plus);
+	udiff__name_finish(&sec->hdr_old);
+	udiff__name_finish(&sec->hdr_new);
+	udiff__name_finish(&sec->from);
+	udiff__name_finish(&sec->to);
+	udiff__name_finish(&sec->minus);
+	udiff__name_finish(&sec->plus);
 }
 
 /* The two names of "diff --git A B". Unquoted names with spaces are ambiguous unless both are
  * the same path (git's rule); then they stay unknown and later lines must name them. */
 static int git_header_names(struct reader *r, struct section *sec, const char *s, size_t n)
 {
-	struct name *a = &sec->hdr_old, *b = &sec->hdr_new;
+	struct udiff__name *a = &sec->hdr_old, *b = &sec->hdr_new;
 	size_t used;
 	bool ok = false;
 	if (n && s[0] == '"') {
-		ok = udiff_unquote(a, s, n, &used) && used + 1 < n && s[used] == ' ' &&
-		     udiff_parse_path(b, s + used + 1, n - used - 1) && !b->dev_null;
+		ok = udiff__unquote(a, s, n, &used) && used + 1 < n && s[used] == ' ' &&
+		     udiff__parse_path(b, s + used + 1, n - used - 1) && !b->dev_null;
 	} else if (n && s[n - 1] == '"') {
 		for (size_t i = 1; !ok && i + 1 < n; i++)
 			if (s[i] == ' ' && s[i + 1] == '"' &&
-			    udiff_unquote(b, s + i + 1, n - i - 1, &used) && used == n - i - 1)
-				ok = udiff_name_set(a, s, i) == 0;
+			    udiff__unquote(b, s + i + 1, n - i - 1, &used) && used == n - i - 1)
+				ok = udiff__name_set(a, s, i) == 0;
 	} else {
 		size_t k = n / 2, spaces = 0, last = 0;
 		if (n % 2 == 1 && s[k] == ' ' && k > 2 && memcmp(s + 2, s + k + 3, k - 2) == 0) {
-			ok = udiff_name_set(a, s, k) == 0 && udiff_name_set(b, s + k + 1, k) == 0;
+			ok = udiff__name_set(a, s, k) == 0 && udiff__name_set(b, s + k + 1, k) == 0;
 		} else {
 			for (size_t i = 0; i < n; i++)
 				if (s[i] == ' ')
 					spaces++, last = i;
 			if (spaces != 1)
 				return 0; /* ambiguous: rename from/to or ---/+++ will say */
-			ok = last > 0 && last + 1 < n && udiff_name_set(a, s, last) == 0 &&
-			     udiff_name_set(b, s + last + 1, n - last - 1) == 0;
+			ok = last > 0 && last + 1 < n && udiff__name_set(a, s, last) == 0 &&
+			     udiff__name_set(b, s + last + 1, n - last - 1) == 0;
 		}
 	}
-	if (!ok || !udiff_strip_prefix(a) || !udiff_strip_prefix(b)) {
-		udiff_name_finish(a);
-		udiff_name_finish(b);
+	if (!ok || !udiff__strip_prefix(a) || !udiff__strip_prefix(b)) {
+		udiff__name_finish(a);
+		udiff__name_finish(b);
 		return fail(r, "'diff --git a/PATH b/PATH'");
 	}
 	return 0;
@@ -160,31 +161,31 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 #define TAIL(p) (s + strlen(p)), (n - strlen(p))
 	if (starts(r, "old mode ")) {
 		sec->has_old_mode = true;
-		return udiff_parse_mode(&sec->old_mode, TAIL("old mode "))
+		return udiff__parse_mode(&sec->old_mode, TAIL("old mode "))
 			   ? 0
 			   : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "new mode ")) {
 		sec->has_new_mode = true;
-		return udiff_parse_mode(&sec->new_mode, TAIL("new mode "))
+		return udiff__parse_mode(&sec->new_mode, TAIL("new mode "))
 			   ? 0
 			   : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "deleted file mode ")) {
 		sec->is_deleted = true;
-		return udiff_parse_mode(&sec->old_mode, TAIL("deleted file mode "))
+		return udiff__parse_mode(&sec->old_mode, TAIL("deleted file mode "))
 			   ? 0
 			   : fail(r, "a mode (100644)");
 	}
 	if (starts(r, "new file mode ")) {
 		sec->is_new = true;
-		return udiff_parse_mode(&sec->new_mode, TAIL("new file mode "))
+		return udiff__parse_mode(&sec->new_mode, TAIL("new file mode "))
 			   ? 0
 			   : fail(r, "a mode (100644)");
 	}
 	struct {
 		const char *p;
-		struct name *nm;
+		struct udiff__name *nm;
 		bool *flag;
 	} moves[] = { { "rename from ", &sec->from, &sec->is_rename },
 		      { "rename to ", &sec->to, &sec->is_rename },
@@ -194,7 +195,7 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 		if (!starts(r, moves[i].p))
 			continue;
 		*moves[i].flag = true;
-		if (!udiff_parse_path(moves[i].nm, TAIL(moves[i].p)) || moves[i].nm->dev_null)
+		if (!udiff__parse_path(moves[i].nm, TAIL(moves[i].p)) || moves[i].nm->dev_null)
 			return fail(r, "a path");
 		return 0;
 	}
@@ -202,7 +203,8 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 		const char *t = s + (s[0] == 's' ? 17 : 20); /* after "index " */
 		size_t k = n - (size_t)(t - s), used;
 		uint32_t v;
-		if (!udiff_parse_u32(&v, t, k, &used) || v > 100 || used + 1 != k || t[used] != '%')
+		if (!udiff__parse_u32(&v, t, k, &used) || v > 100 || used + 1 != k ||
+		    t[used] != '%')
 			return fail(r, "a percentage (50%)");
 		if (s[0] == 's')
 			sec->similarity = (uint16_t)v;
@@ -223,7 +225,7 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 		sec->new_id[h2] = 0;
 		if (i == n)
 			return 0;
-		if (s[i] == ' ' && udiff_parse_mode(&sec->index_mode, s + i + 1, n - i - 1))
+		if (s[i] == ' ' && udiff__parse_mode(&sec->index_mode, s + i + 1, n - i - 1))
 			return 0;
 		return fail(r, "'index HEX..HEX [MODE]'");
 	}
@@ -235,19 +237,19 @@ static int git_ext_line(struct reader *r, struct section *sec, bool *mine)
 /* "--- A" then "+++ B"; leaves the reader on the "+++" line. */
 static int minus_plus(struct reader *r, struct section *sec)
 {
-	if (!udiff_parse_path(&sec->minus, r->line + 4, header_len(r) - 4))
+	if (!udiff__parse_path(&sec->minus, r->line + 4, header_len(r) - 4))
 		return fail(r, "'--- PATH' or '--- /dev/null'");
 	if (!advance(r) || !starts(r, "+++ "))
 		return fail(r, "'+++ PATH' after '---'");
-	if (!udiff_parse_path(&sec->plus, r->line + 4, header_len(r) - 4))
+	if (!udiff__parse_path(&sec->plus, r->line + 4, header_len(r) - 4))
 		return fail(r, "'+++ PATH' or '+++ /dev/null'");
 	if (sec->minus.dev_null && sec->plus.dev_null)
 		return fail(r, "a file on at least one side ('---' and '+++' are both /dev/null)");
 	bool strip =
 	    sec->git || ((sec->minus.dev_null || memchr(sec->minus.s, '/', sec->minus.n)) &&
 			 (sec->plus.dev_null || memchr(sec->plus.s, '/', sec->plus.n)));
-	if (strip && ((!sec->minus.dev_null && !udiff_strip_prefix(&sec->minus)) ||
-		      (!sec->plus.dev_null && !udiff_strip_prefix(&sec->plus))))
+	if (strip && ((!sec->minus.dev_null && !udiff__strip_prefix(&sec->minus)) ||
+		      (!sec->plus.dev_null && !udiff__strip_prefix(&sec->plus))))
 		return fail(r, "paths with a prefix ('a/PATH', 'b/PATH')");
 	return 0;
 }
@@ -258,13 +260,13 @@ static int minus_plus(struct reader *r, struct section *sec)
 static bool hunk_range(const char *s, size_t n, size_t *i, uint32_t *start, uint32_t *lines)
 {
 	size_t used;
-	if (!udiff_parse_u32(start, s + *i, n - *i, &used))
+	if (!udiff__parse_u32(start, s + *i, n - *i, &used))
 		return false;
 	*i += used;
 	*lines = 1;
 	if (*i < n && s[*i] == ',') {
 		(*i)++;
-		if (!udiff_parse_u32(lines, s + *i, n - *i, &used))
+		if (!udiff__parse_u32(lines, s + *i, n - *i, &used))
 			return false;
 		*i += used;
 	}
@@ -381,7 +383,7 @@ static int binary_patch(struct reader *r)
 		size_t k = starts(r, "literal ") ? 8 : 6, used;
 		uint32_t size;
 		if ((!starts(r, "literal ") && !starts(r, "delta ")) ||
-		    !udiff_parse_u32(&size, r->line + k, header_len(r) - k, &used) ||
+		    !udiff__parse_u32(&size, r->line + k, header_len(r) - k, &used) ||
 		    used != header_len(r) - k)
 			return fail(r, "'literal SIZE' or 'delta SIZE' after 'GIT binary patch'");
 		size_t lines = 0;
@@ -416,8 +418,8 @@ static int git_resolve(const struct reader *r, struct section *sec, struct file_
 	    (sec->is_rename && sec->is_copy))
 		return section_error(r, sec,
 				     "a file that is new, deleted, renamed or copied at once");
-	struct name *o = move ? &sec->from : sec->hdr_old.s ? &sec->hdr_old : &sec->minus;
-	struct name *n = move ? &sec->to : sec->hdr_new.s ? &sec->hdr_new : &sec->plus;
+	struct udiff__name *o = move ? &sec->from : sec->hdr_old.s ? &sec->hdr_old : &sec->minus;
+	struct udiff__name *n = move ? &sec->to : sec->hdr_new.s ? &sec->hdr_new : &sec->plus;
 	if (!o->s)
 		o = n;
 	if (!n->s)
@@ -426,10 +428,11 @@ static int git_resolve(const struct reader *r, struct section *sec, struct file_
 		return section_error(r, sec,
 				     "the paths of 'diff --git' are ambiguous and no later "
 				     "line names them");
-	if ((sec->minus.s && !udiff_name_eq(&sec->minus, o)) ||
-	    (sec->plus.s && !udiff_name_eq(&sec->plus, n)) ||
-	    (sec->hdr_old.s && !udiff_name_eq(&sec->hdr_old, o)) ||
-	    (sec->hdr_new.s && !udiff_name_eq(&sec->hdr_new, n)) || (!move && !udiff_name_eq(o, n)))
+	if ((sec->minus.s && !udiff__name_eq(&sec->minus, o)) ||
+	    (sec->plus.s && !udiff__name_eq(&sec->plus, n)) ||
+	    (sec->hdr_old.s && !udiff__name_eq(&sec->hdr_old, o)) ||
+	    (sec->hdr_new.s && !udiff__name_eq(&sec->hdr_new, n)) ||
+	    (!move && !udiff__name_eq(o, n)))
 		return section_error(r, sec, "the lines of this file name different paths");
 	bool has_content = sec->minus.s || sec->minus.dev_null;
 	if (has_content &&
@@ -461,8 +464,8 @@ static int git_resolve(const struct reader *r, struct section *sec, struct file_
 
 static int plain_resolve(const struct reader *r, struct section *sec, struct file_change *fc)
 {
-	struct name *o = sec->minus.dev_null ? &sec->plus : &sec->minus;
-	struct name *n = sec->plus.dev_null ? &sec->minus : &sec->plus;
+	struct udiff__name *o = sec->minus.dev_null ? &sec->plus : &sec->minus;
+	struct udiff__name *n = sec->plus.dev_null ? &sec->minus : &sec->plus;
 	fc->status = sec->minus.dev_null  ? CHANGE_ADDED
 		     : sec->plus.dev_null ? CHANGE_DELETED
 					  : CHANGE_MODIFIED;
@@ -595,8 +598,8 @@ static int plain_binary(struct reader *r)
 		return fail(r, "'Binary files A and B differ' with one ' and '");
 	struct section sec = { .git = false, .lineno = r->lineno, .binary = true };
 	int rc = 0;
-	if (!udiff_parse_path(&sec.minus, s, (size_t)(mid - s)) ||
-	    !udiff_parse_path(&sec.plus, mid + 5, (size_t)(names_end - mid - 5)) ||
+	if (!udiff__parse_path(&sec.minus, s, (size_t)(mid - s)) ||
+	    !udiff__parse_path(&sec.plus, mid + 5, (size_t)(names_end - mid - 5)) ||
 	    (sec.minus.dev_null && sec.plus.dev_null))
 		rc = fail(r, "'Binary files A and B differ'");
 	bool strip =
@@ -604,9 +607,9 @@ static int plain_binary(struct reader *r)
 	    (sec.plus.dev_null || (sec.plus.s && memchr(sec.plus.s, '/', sec.plus.n)));
 	if (!rc && strip) {
 		if (!sec.minus.dev_null)
-			udiff_strip_prefix(&sec.minus);
+			udiff__strip_prefix(&sec.minus);
 		if (!sec.plus.dev_null)
-			udiff_strip_prefix(&sec.plus);
+			udiff__strip_prefix(&sec.plus);
 	}
 	if (!rc)
 		rc = section_add(r, &sec);

@@ -9,7 +9,7 @@
 #include "common/limits.h"
 
 /* Decimal digits, at most DIFF_LINE_MAX; *used is how many bytes were read. */
-bool udiff_parse_u32(uint32_t *out, const char *s, size_t n, size_t *used)
+bool udiff__parse_u32(uint32_t *out, const char *s, size_t n, size_t *used)
 {
 	uint64_t v = 0;
 	size_t i = 0;
@@ -23,7 +23,7 @@ bool udiff_parse_u32(uint32_t *out, const char *s, size_t n, size_t *used)
 }
 
 /* Exactly six octal digits naming a file, an executable, a symlink or a submodule. */
-bool udiff_parse_mode(uint32_t *out, const char *s, size_t n)
+bool udiff__parse_mode(uint32_t *out, const char *s, size_t n)
 {
 	if (n != 6)
 		return false;
@@ -40,13 +40,13 @@ bool udiff_parse_mode(uint32_t *out, const char *s, size_t n)
 	return true;
 }
 
-void udiff_name_finish(struct name *nm)
+void udiff__name_finish(struct udiff__name *nm)
 {
 	free(nm->s);
 	memset(nm, 0, sizeof(*nm));
 }
 
-int udiff_name_set(struct name *nm, const char *s, size_t n)
+int udiff__name_set(struct udiff__name *nm, const char *s, size_t n)
 {
 	free(nm->s);
 	nm->s = malloc(n + 1);
@@ -58,14 +58,14 @@ int udiff_name_set(struct name *nm, const char *s, size_t n)
 	return 0;
 }
 
-bool udiff_name_eq(const struct name *a, const struct name *b)
+bool udiff__name_eq(const struct udiff__name *a, const struct udiff__name *b)
 {
 	return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
 }
 
 /* A C-quoted path at s[0] == '"' (git's core.quotePath form). Sets *used to the bytes read,
  * closing quote included. false when the quoting is malformed. */
-bool udiff_unquote(struct name *nm, const char *s, size_t n, size_t *used)
+bool udiff__unquote(struct udiff__name *nm, const char *s, size_t n, size_t *used)
 {
 	char *o = malloc(n + 1);
 	if (!o)
@@ -105,7 +105,7 @@ bool udiff_unquote(struct name *nm, const char *s, size_t n, size_t *used)
 }
 
 /* Drops the first path component ("a/x" -> "x"), as `git apply -p1`. */
-bool udiff_strip_prefix(struct name *nm)
+bool udiff__strip_prefix(struct udiff__name *nm)
 {
 	char *slash = memchr(nm->s, '/', nm->n);
 	if (!slash || slash + 1 == nm->s + nm->n)
@@ -117,11 +117,11 @@ bool udiff_strip_prefix(struct name *nm)
 }
 
 /* A path to the end of (s, n): quoted, or raw up to a tab (diff -u's timestamp follows one). */
-bool udiff_parse_path(struct name *nm, const char *s, size_t n)
+bool udiff__parse_path(struct udiff__name *nm, const char *s, size_t n)
 {
 	if (n && s[0] == '"') {
 		size_t used;
-		if (!udiff_unquote(nm, s, n, &used))
+		if (!udiff__unquote(nm, s, n, &used))
 			return false;
 		return used == n || s[used] == '\t';
 	}
@@ -133,5 +133,5 @@ bool udiff_parse_path(struct name *nm, const char *s, size_t n)
 		nm->dev_null = true;
 		return true;
 	}
-	return udiff_name_set(nm, s, k) == 0;
+	return udiff__name_set(nm, s, k) == 0;
 }

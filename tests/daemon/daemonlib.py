@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -30,16 +31,43 @@ def free_port():
     return port
 
 
+_outcome = {"failed": False}
+
+
+def _note_exit():
+    """Records whether the test failed (a non-zero sys.exit, an uncaught exception), for
+    scratch()'s cleanup at exit."""
+    real_exit, real_hook = sys.exit, sys.excepthook
+
+    def exit_(code=0):
+        _outcome["failed"] |= code not in (0, None)
+        real_exit(code)
+
+    def hook(*a):
+        _outcome["failed"] = True
+        real_hook(*a)
+
+    sys.exit, sys.excepthook = exit_, hook
+
+
+_note_exit()
+
+
 def scratch(prefix):
-    """A temporary directory removed when the test's process exits (kept, and its path
-    printed, when SPYRE_CI_KEEP_TMP is set: the daemon's logs and state, for a post-mortem)."""
+    """A temporary directory removed when the test's process exits, unless the test failed or
+    SPYRE_CI_KEEP_TMP is set: then it is kept, and its path printed, with the daemon's log and
+    state for a post-mortem."""
     import atexit
     import shutil
     d = tempfile.mkdtemp(prefix=prefix)
-    if os.environ.get("SPYRE_CI_KEEP_TMP"):
-        atexit.register(print, "kept " + d)
-    else:
-        atexit.register(shutil.rmtree, d, True)
+
+    def done():
+        if _outcome["failed"] or os.environ.get("SPYRE_CI_KEEP_TMP"):
+            print("kept " + d)
+        else:
+            shutil.rmtree(d, True)
+
+    atexit.register(done)
     return d
 
 

@@ -3,7 +3,9 @@ longer on one executor) keeps it, with a second worker idle beside it ready to t
 lease: one attempt, one completed message. Then a daemon killed with SIGKILL mid-job: after the
 restart the job is reclaimed once its lease expires, run again and reported, and the receiver
 holds exactly one completed message for it; the lock files a kill inside a fetch leaves in the
-mirror are cleared at the restart, so the next tip's fetch works. Usage: lease.py SPYRE_CI."""
+mirror are cleared at the restart, so the next tip's fetch works; with one attempt allowed, a
+job killed mid-run is given up at the restart and its dashboard gets a completed message with
+the conclusion failure. Usage: lease.py SPYRE_CI."""
 import json
 import os
 import sys
@@ -48,9 +50,12 @@ def main(binary):
     d = Daemon(binary, "")
     up = os.path.join(d.dir, "upstream")
     upstream(up)
-    d.write_config("upstream:\n  repo: o/r\n  url: %s\n  branches: [main]\n"
-                   "  poll_interval_s: 0\nworkers:\n  count: 2\n  lease_s: 2\n"
-                   "executor:\n  jobs: 1\nspecs: [%s]\n" % (up, SLOW) + dashboard_config(d, rec))
+    def config(attempts):
+        d.write_config("upstream:\n  repo: o/r\n  url: %s\n  branches: [main]\n"
+                       "  poll_interval_s: 0\nworkers:\n  count: 2\n  lease_s: 2\n"
+                       "  max_attempts: %d\nexecutor:\n  jobs: 1\nspecs: [%s]\n"
+                       % (up, attempts, SLOW) + dashboard_config(d, rec))
+    config(3)
     d.start()
     try:
         j1 = push(d, up, 1, "lease-1")
@@ -89,6 +94,26 @@ def main(binary):
               job(d, j3)["state"] == "reported" and job(d, j3)["attempts"] == 1, str(job(d, j3)))
         check("stale locks cleared and said", "left by a process that died holding it" in
               open(d.log).read())
+
+        # one attempt allowed: a job killed mid-run is given up at the restart, failed, and
+        # the dashboard, which had its in_progress, gets its completed (conclusion failure)
+        d.kill9()
+        config(1)
+        d.start()
+        j4 = push(d, up, 4, "lease-4")
+        wait(lambda: job(d, j4)["state"] == "running" and os.path.exists(
+            os.path.join(d.dir, "state", "reports", str(j4), "job.json")),
+            "fourth job running its cases", 120)
+        time.sleep(1)
+        d.kill9()
+        d.start()
+        wait(lambda: job(d, j4)["state"] == "failed", "a job past its attempts failed", 120)
+        check("the give-up says why", "gave up after 1 attempts" in job(d, j4)["detail"],
+              str(job(d, j4)))
+        wait(lambda: len(completed_keys(rec, j4)) == 1, "given-up job: one completed")
+        msg = rec.by_status("completed")[completed_keys(rec, j4)[0]]
+        check("given-up job: conclusion failure", msg["workflow"]["conclusion"] == "failure",
+              str(msg["workflow"]))
     finally:
         d.stop()
         rec.stop()

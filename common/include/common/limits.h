@@ -23,6 +23,11 @@
 		    */
 #define JSON_DEPTH_MAX 64
 
+/* ---- the daemon's jobs and state directory (relay) ---- */
+#define JOB_RETRY_FIRST_MS 5000   /* a retried job's first wait; it doubles with each attempt */
+#define JOB_RETRY_MAX_MS   300000 /* up to five minutes */
+#define STATEDIR_WAIT_MS   10000  /* a start waits this long for a killed daemon's lock */
+
 /* ---- dashboard output ---- */
 #define HUD_BODY_MAX           (2 * MIB)
 #define HUD_FAILED_TESTS_MAX   1000

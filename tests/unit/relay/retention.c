@@ -52,7 +52,7 @@ static int64_t add_job(struct store *s, const char *did, char c)
 static void run_to(struct store *s, int64_t id, enum job_state st)
 {
 	struct job_row j;
-	cr_assert_eq(s->ops->claim(s, &j, "w", 60000, 3, T0), 0, "%s", err_last());
+	cr_assert_eq(s->ops->claim(s, &j, "w", 60000, T0), 0, "%s", err_last());
 	cr_assert_eq(j.id, id);
 	struct result_row r = { "test_add[add-4-float16]", "passed", NULL };
 	cr_assert_eq(s->ops->results_put(s, id, "w", &r, 1, T0), 0, "%s", err_last());

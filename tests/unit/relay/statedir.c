@@ -1,8 +1,10 @@
 /* Tests of the state directory's owner and of the mirror's recovery: one daemon at a time holds
  * the lock (a second is refused, naming the holder's pid); a kill during a fetch leaves a ref
  * lock that fails every later fetch until a start clears it; a kill during the mirror's init
- * leaves mirror.git.new, which the next start removes and the next open does not trip on. */
+ * leaves mirror.git.new, which the next start removes and the next open does not trip on; a
+ * mirror that does not open is set aside; a symlinked mirror is cleared too. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +59,7 @@ static int fetch_main(const char *url)
 	if (rc == 0)
 		rc = mirror_remote(&remote, repo, url);
 	if (rc == 0)
-		rc = mirror_fetch(remote, specs, 1);
+		rc = mirror_fetch(remote, specs, 1, NULL);
 	git_remote_free(remote);
 	git_repository_free(repo);
 	return rc;
@@ -123,4 +125,43 @@ Test(statedir, a_half_made_mirror_is_removed_and_made_again)
 	cr_assert_eq(access(part, F_OK), -1);
 	snprintf(p, sizeof(p), "%s/mirror.git/HEAD", state);
 	cr_assert_eq(access(p, F_OK), 0);
+}
+
+Test(statedir, a_mirror_that_does_not_open_is_set_aside)
+{
+	/* an older daemon killed inside its init made mirror.git itself, half-way */
+	char path[400], p[500];
+	snprintf(path, sizeof(path), "%s/mirror.git", state);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(p, sizeof(p), "%s/config", path);
+	touch(p);
+	cr_assert_eq(mirror_recover(state), 0, "%s", err_last());
+	cr_assert_eq(access(path, F_OK), -1, "set aside");
+	git_repository *repo = NULL;
+	cr_assert_eq(mirror_open(&repo, state), 0, "%s", err_last());
+	git_repository_free(repo);
+	/* the old one is kept beside it, for a post-mortem */
+	DIR *d = opendir(state);
+	cr_assert_not_null(d);
+	int aside = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		aside += !strncmp(e->d_name, "mirror.git.broken-", 18);
+	closedir(d);
+	cr_assert_eq(aside, 1);
+}
+
+Test(statedir, stale_locks_are_cleared_through_a_symlinked_mirror)
+{
+	char real[400], link[400], lock[500];
+	snprintf(real, sizeof(real), "%s/elsewhere.git", state);
+	snprintf(link, sizeof(link), "%s/mirror.git", state);
+	git_repository *repo = NULL;
+	cr_assert_eq(git_repository_init(&repo, real, 1), 0);
+	git_repository_free(repo);
+	cr_assert_eq(symlink(real, link), 0);
+	snprintf(lock, sizeof(lock), "%s/FETCH_HEAD.lock", real);
+	touch(lock);
+	cr_assert_eq(mirror_recover(state), 0, "%s", err_last());
+	cr_assert_eq(access(lock, F_OK), -1, "the lock inside the linked mirror is gone");
+	cr_assert_eq(access(link, F_OK), 0, "the mirror itself is kept");
 }

@@ -1,5 +1,5 @@
 /* Tests of the daemon's SQLite store: intake and dedup, tip keys, leases (claim, renew, expiry
- * and reclaim, give-up after max attempts, release, retry after a wait), migrations of an older
+ * and reclaim, attempts counted, release, retry after a wait), migrations of an older
  * state directory in place, and a newer one refused untouched. */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -84,16 +84,16 @@ Test(store, lease_expiry_and_reclaim)
 	bool dup;
 	int64_t id = deliver(s, "d1", NULL, A40, &dup);
 	struct job_row j;
-	cr_assert_eq(s->ops->claim(s, &j, "w1", 100, 3, 1000), 0, "%s", err_last());
+	cr_assert_eq(s->ops->claim(s, &j, "w1", 100, 1000), 0, "%s", err_last());
 	cr_assert_eq(j.id, id);
 	cr_assert_eq(j.state, JOB_RUNNING);
 	cr_assert_eq(j.attempts, 1);
 	/* held: nobody else gets it before expiry */
-	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 3, 1050), ERR_NOTFOUND);
+	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 1050), ERR_NOTFOUND);
 	cr_assert_eq(s->ops->renew(s, id, "w1", 100, 1090), 0);
-	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 3, 1150), ERR_NOTFOUND);
+	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 1150), ERR_NOTFOUND);
 	/* w1 "crashes": after expiry w2 reclaims it, and w1's lease is gone */
-	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 3, 1200), 0);
+	cr_assert_eq(t->ops->claim(t, &j, "w2", 100, 1200), 0);
 	cr_assert_eq(j.attempts, 2);
 	cr_assert_str_eq(j.lease_owner, "w2");
 	cr_assert_eq(s->ops->renew(s, id, "w1", 100, 1210), ERR_BADSTATE);
@@ -107,24 +107,27 @@ Test(store, lease_expiry_and_reclaim)
 	store_close(t);
 }
 
-Test(store, gives_up_after_max_attempts_and_release_keeps_attempts)
+Test(store, counts_attempts_and_release_gives_one_back)
 {
 	struct store *s;
 	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
 	bool dup;
 	int64_t id = deliver(s, "d1", NULL, A40, &dup);
 	struct job_row j;
-	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 0), 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 0), 0);
 	cr_assert_eq(s->ops->release(s, id, "w", 1), 0);
 	cr_assert_eq(s->ops->job_get(s, &j, id), 0);
 	cr_assert_eq(j.state, JOB_QUEUED);
 	cr_assert_eq(j.attempts, 0);
-	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 2), 0);
-	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 100), 0); /* expired: attempt 2 */
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2), 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 100), 0); /* expired: attempt 2 */
 	cr_assert_eq(j.attempts, 2);
-	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 2, 200), ERR_NOTFOUND); /* given up */
-	cr_assert_eq(s->ops->job_get(s, &j, id), 0);
-	cr_assert_eq(j.state, JOB_FAILED);
+	/* past any limit it is still claimed: the claimer reports it failed while it holds it */
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 200), 0);
+	cr_assert_eq(j.attempts, 3);
+	cr_assert_eq(j.state, JOB_RUNNING);
+	cr_assert_eq(s->ops->finish(s, id, "w", JOB_FAILED, "gave up", 201), 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 10, 300), ERR_NOTFOUND);
 	store_close(s);
 }
 
@@ -135,7 +138,7 @@ Test(store, retry_waits_counts_the_attempt_and_says_why)
 	bool dup;
 	int64_t id = deliver(s, "d1", NULL, A40, &dup);
 	struct job_row j;
-	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 3, 0), 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 0), 0);
 	cr_assert_eq(s->ops->retry(s, id, "other", 500, "no", 10), ERR_BADSTATE);
 	cr_assert_eq(s->ops->retry(s, id, "w", 500, "fetch: lock", 10), 0);
 	cr_assert_eq(s->ops->job_get(s, &j, id), 0);
@@ -144,14 +147,14 @@ Test(store, retry_waits_counts_the_attempt_and_says_why)
 	cr_assert_str_eq(j.detail, "fetch: lock");
 	cr_assert_str_eq(j.lease_owner, "");
 	/* not before its time, then claimed as its second attempt */
-	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 3, 499), ERR_NOTFOUND);
-	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 3, 500), 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 499), ERR_NOTFOUND);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 500), 0);
 	cr_assert_eq(j.id, id);
 	cr_assert_eq(j.attempts, 2);
 	/* a job waiting out its retry does not hold back a newer one */
 	cr_assert_eq(s->ops->retry(s, id, "w", 9000, "again", 600), 0);
 	int64_t id2 = deliver(s, "d2", NULL, B40, &dup);
-	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 3, 700), 0);
+	cr_assert_eq(s->ops->claim(s, &j, "w", 1000, 700), 0);
 	cr_assert_eq(j.id, id2);
 	store_close(s);
 }
@@ -208,7 +211,7 @@ Test(store, version_4_gains_the_claim_stamp)
 	cr_assert_eq(s->ops->job_get(s, &j, id), 0, "%s", err_last());
 	cr_assert_eq(j.created_ms, 1000);
 	cr_assert_eq(j.started_ms, 0);
-	cr_assert_eq(s->ops->claim(s, &j, "w1", 30000, 3, 4500), 0, "%s", err_last());
+	cr_assert_eq(s->ops->claim(s, &j, "w1", 30000, 4500), 0, "%s", err_last());
 	cr_assert_eq(j.id, id);
 	cr_assert_eq(s->ops->finish(s, id, "w1", JOB_REPORTED, "done", 9000), 0, "%s", err_last());
 	cr_assert_eq(s->ops->job_get(s, &j, id), 0, "%s", err_last());
