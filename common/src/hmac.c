@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/num.h"
 
 int hmac_sha256(uint8_t out[HMAC_SHA256_LEN], const void *key, size_t key_len, const void *data,
 		size_t data_len)
@@ -22,17 +23,6 @@ int hmac_sha256(uint8_t out[HMAC_SHA256_LEN], const void *key, size_t key_len, c
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int hmac_sig_parse(uint8_t out[HMAC_SHA256_LEN], const char *header, size_t len)
 {
 	const size_t plen = sizeof(HMAC_SIG_PREFIX) - 1;
@@ -42,8 +32,8 @@ int hmac_sig_parse(uint8_t out[HMAC_SHA256_LEN], const char *header, size_t len)
 		return err_set(ERR_INVAL, "signature has %zu hex digits, expected %d", len - plen,
 			       2 * HMAC_SHA256_LEN);
 	for (size_t i = 0; i < HMAC_SHA256_LEN; i++) {
-		int hi = hexval(header[plen + 2 * i]);
-		int lo = hexval(header[plen + 2 * i + 1]);
+		int hi = num_hexval(header[plen + 2 * i]);
+		int lo = num_hexval(header[plen + 2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return err_set(ERR_INVAL, "signature has a non-hex character at offset %zu",
 				       plen + 2 * i + (hi < 0 ? 0 : 1));

@@ -173,3 +173,14 @@ int num_parse_bytes(uint64_t *out, const char *s, uint64_t max)
 	*out = v;
 	return 0;
 }
+
+int num_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

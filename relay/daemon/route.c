@@ -10,23 +10,12 @@ const struct route_download route_downloads[2] = {
 	{ "junit.xml", "application/xml" },
 };
 
-static int hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 size_t route_unescape(char *s)
 {
 	char *w = s;
 	for (const char *r = s; *r; r++) {
 		int hi, lo;
-		if (r[0] == '%' && (hi = hex(r[1])) >= 0 && (lo = hex(r[2])) >= 0 &&
+		if (r[0] == '%' && (hi = num_hexval(r[1])) >= 0 && (lo = num_hexval(r[2])) >= 0 &&
 		    (hi | lo) != 0) {
 			*w++ = (char)(hi << 4 | lo);
 			r += 2;

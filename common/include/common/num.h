@@ -20,6 +20,9 @@ int num_parse_double(double *out, const char *s, double min, double max);
  * meaning the same binary multiples). */
 int num_parse_bytes(uint64_t *out, const char *s, uint64_t max);
 
+/* The value of one hex digit, either case; -1 for any other character. */
+int num_hexval(char c);
+
 /* The same for text that is not NUL-terminated (a header value, a YAML scalar). */
 int num_parse_i64n(int64_t *out, const char *s, size_t len, int64_t min, int64_t max);
 int num_parse_doublen(double *out, const char *s, size_t len, double min, double max);

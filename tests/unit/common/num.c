@@ -120,3 +120,14 @@ Test(num, bytes_with_suffixes)
 	cr_expect_eq(num_parse_bytes(&v, "17179869184TiB", UINT64_MAX), ERR_INVAL, "overflow");
 	cr_expect_eq(num_parse_bytes(&v, "3MiB", 2u << 20), ERR_INVAL, "max");
 }
+
+Test(num, hexval_every_byte)
+{
+	const char *digits = "0123456789abcdef", *upper = "ABCDEF";
+	for (int c = 0; c < 256; c++) {
+		const char *at = c ? strchr(digits, c) : NULL;
+		const char *up = c ? strchr(upper, c) : NULL;
+		int want = at ? (int)(at - digits) : up ? 10 + (int)(up - upper) : -1;
+		cr_assert_eq(num_hexval((char)c), want, "byte %d", c);
+	}
+}
