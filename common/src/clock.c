@@ -52,3 +52,11 @@ void clock_sleep_ms(uint64_t ms)
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
 }
+
+void clock_deadline(struct timespec *out, int64_t ms)
+{
+	clock_gettime(CLOCK_REALTIME, out);
+	int64_t ns = out->tv_nsec + ms % 1000 * 1000000;
+	out->tv_sec += (time_t)(ms / 1000 + ns / 1000000000);
+	out->tv_nsec = (long)(ns % 1000000000);
+}

@@ -1,8 +1,10 @@
 /* Crash-safe file writes and bounded file reads; see fsutil.h. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "common/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +32,7 @@ int fs_write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-static int fsync_dir_of(const char *path)
+int fs_fsync_dir_of(const char *path)
 {
 	char copy[PATH_TEXT_MAX];
 	snprintf(copy, sizeof(copy), "%s", path);
@@ -78,7 +80,7 @@ int fs_atomic_write_with(const char *path, mode_t mode, fs_writer_fn writer, voi
 		rc = err_set_errno(ERR_IO, "rename of %s to %s failed", tmp, path);
 		goto fail;
 	}
-	return fsync_dir_of(path);
+	return fs_fsync_dir_of(path);
 fail:
 	if (fd >= 0)
 		close(fd);
@@ -143,5 +145,22 @@ int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
 	if (out_len)
 		*out_len = b.len;
 	*out = buf_detach(&b);
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int fs_remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : err_set_errno(ERR_IO, "cannot stat %s", path);
+	if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return err_set_errno(ERR_IO, "cannot remove %s", path);
 	return 0;
 }

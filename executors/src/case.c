@@ -197,7 +197,7 @@ int exec_case_check(const struct exec_case *c)
 	if (c->nin < 0 || c->nin > SPEC_CASE_INPUTS_MAX)
 		return err_set(ERR_INVAL, "case %s: %d inputs", c->id, (int)c->nin);
 	if ((c->kind != SPEC_CASE_OP && c->kind != SPEC_CASE_GRAPH) || c->cores < 0 ||
-	    c->cores > 32 || c->relayout < SPYRE_RELAYOUT_BEST ||
+	    c->cores > SPYRE_CORES_MAX || c->relayout < SPYRE_RELAYOUT_BEST ||
 	    c->relayout > SPYRE_RELAYOUT_DEVMEM)
 		return err_set(ERR_INVAL, "case %s: bad graph fields", c->id);
 	if (c->mode < SPEC_MODE_UNSET || c->mode > SPEC_MODE_SKIP)

@@ -49,13 +49,7 @@ static struct cfg_ref *ref_new(struct config *cfg)
 void daemon_sleep(struct daemon *d, int64_t ms)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	clock_deadline(&ts, ms);
 	pthread_mutex_lock(&d->wake_mu);
 	if (!atomic_load(&d->stopping))
 		pthread_cond_timedwait(&d->wake, &d->wake_mu, &ts);

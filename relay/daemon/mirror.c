@@ -2,8 +2,8 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "mirror.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "common/limits.h"
 #include "common/log.h"
 
@@ -34,66 +36,63 @@ int mirror_path(char *out, size_t size, const char *state_dir)
 	return 0;
 }
 
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+static void unlink_stale(const char *path)
 {
-	(void)sb;
-	(void)ftw;
-	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+	if (unlink(path) == 0)
+		log_warn("mirror: removed %s, left by a process that died holding it", path);
 }
 
-static int remove_tree(const char *path)
+static bool is_lock(const char *name)
 {
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : err_set_errno(ERR_IO, "mirror: cannot stat %s", path);
-	if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		return err_set_errno(ERR_IO, "mirror: cannot remove %s", path);
+	size_t n = strlen(name);
+	return n > 5 && !strcmp(name + n - 5, ".lock");
+}
+
+static int stale_ref_lock(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	if (flag == FTW_F && is_lock(path + ftw->base))
+		unlink_stale(path);
 	return 0;
 }
 
-static int stale_lock(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+/* libgit2's lock files live at the top of the repository (config, HEAD, packed-refs,
+ * FETCH_HEAD) and beside each ref under refs/; objects/ holds none, and is not walked. */
+static int clear_stale_locks(const char *path)
 {
-	(void)sb;
-	size_t n = strlen(path + ftw->base);
-	if (flag != FTW_F || n < 5 || strcmp(path + ftw->base + n - 5, ".lock"))
-		return 0;
-	if (unlink(path) < 0 && errno != ENOENT)
-		return -1;
-	log_warn("mirror: removed %s, left by a process that died holding it", path);
-	return 0;
-}
-
-/* The state directory fsync()ed: a rename of the mirror in it is then durable. */
-static int sync_parent(const char *state_dir)
-{
-	int fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) < 0) {
-		int rc = err_set_errno(ERR_IO, "mirror: cannot sync %s", state_dir);
-		if (fd >= 0)
-			close(fd);
-		return rc;
+	DIR *d = opendir(path);
+	if (!d)
+		return err_set_errno(ERR_IO, "mirror: cannot read %s", path);
+	char p[PATH_TEXT_MAX + 260];
+	for (struct dirent *e; (e = readdir(d));) {
+		if (is_lock(e->d_name)) {
+			snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+			unlink_stale(p);
+		}
 	}
-	close(fd);
+	closedir(d);
+	/* "refs/." so that the walk enters refs even when it is a symbolic link */
+	snprintf(p, sizeof(p), "%s/refs/.", path);
+	struct stat st;
+	if (stat(p, &st) == 0 && nftw(p, stale_ref_lock, 16, FTW_PHYS) != 0)
+		return err_set_errno(ERR_IO, "mirror: cannot clear the stale locks of %s", path);
 	return 0;
 }
 
 int mirror_recover(const char *state_dir)
 {
-	char path[PATH_TEXT_MAX], part[PATH_TEXT_MAX + 8], walk[PATH_TEXT_MAX + 8];
+	char path[PATH_TEXT_MAX], part[PATH_TEXT_MAX + 8];
 	int rc = mirror_path(path, sizeof(path), state_dir);
 	if (rc < 0)
 		return rc;
 	snprintf(part, sizeof(part), "%s.new", path);
-	if ((rc = remove_tree(part)) < 0)
-		return rc;
+	if ((rc = fs_remove_tree(part)) < 0)
+		return err_prefix("mirror: ");
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return 0;
-	/* "mirror.git/." so that a mirror.git that is a symbolic link is walked too (FTW_PHYS
-	 * reports a link given as the root as a link and does not enter it) */
-	snprintf(walk, sizeof(walk), "%s/.", path);
-	if (nftw(walk, stale_lock, 16, FTW_PHYS) != 0)
-		return err_set_errno(ERR_IO, "mirror: cannot clear the stale locks of %s", path);
+	if ((rc = clear_stale_locks(path)) < 0)
+		return rc;
 	/* A mirror that does not open (made by an older daemon killed during its init, or
 	 * damaged by hand) would fail every job: it is set aside, kept for a post-mortem, and
 	 * the next open makes a new one (it is a cache of upstream: nothing is lost). */
@@ -109,7 +108,7 @@ int mirror_recover(const char *state_dir)
 		 e && e->message ? e->message : "libgit2 error", aside);
 	if (rename(path, aside) < 0)
 		return err_set_errno(ERR_IO, "mirror: cannot set %s aside", path);
-	return sync_parent(state_dir);
+	return fs_fsync_dir_of(path);
 }
 
 int mirror_open(git_repository **out, const char *state_dir)
@@ -128,17 +127,15 @@ int mirror_open(git_repository **out, const char *state_dir)
 	pthread_mutex_lock(&creating);
 	if (git_repository_open_bare(out, path) == 0) {
 		rc = 0;
-	} else if ((rc = remove_tree(part)) == 0) {
+	} else if ((rc = fs_remove_tree(part)) == 0) {
 		git_repository *made = NULL;
 		if (git_repository_init(&made, part, 1) < 0)
 			rc = git_fail("mirror init");
 		git_repository_free(made);
 		if (rc == 0 && rename(part, path) < 0)
 			rc = err_set_errno(ERR_IO, "mirror: cannot rename %s", part);
-		if (rc < 0) /* quietly: the error above is the one reported */
-			nftw(part, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-		if (rc == 0)
-			rc = sync_parent(state_dir);
+		if (rc == 0) /* a failed .new is removed by the next open, above */
+			rc = fs_fsync_dir_of(path);
 		if (rc == 0 && git_repository_open_bare(out, path) < 0)
 			rc = git_fail("mirror open");
 	}
@@ -180,10 +177,7 @@ int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n, const atom
 	/* waits for another thread's fetch, but not past a stop */
 	for (;;) {
 		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 200 * 1000000L;
-		ts.tv_sec += ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
+		clock_deadline(&ts, 200);
 		if (pthread_mutex_timedlock(&fetching, &ts) == 0)
 			break;
 		if (stop && atomic_load(stop))

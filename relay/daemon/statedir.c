@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -57,7 +58,7 @@ int statedir_lock(int *fd, const char *state_dir, int wait_ms)
 			log_info("state directory %s is locked by pid %s; waiting up to %d ms",
 				 state_dir, pid, wait_ms);
 		told = true;
-		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000000L }, NULL);
+		clock_sleep_ms(100);
 	}
 	char line[32];
 	int n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());

@@ -229,10 +229,7 @@ static void *keeper_main(void *arg)
 	pthread_mutex_lock(&k->mu);
 	while (!k->done) {
 		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t ns = ts.tv_nsec + (k->lease_ms / 3 % 1000) * 1000000;
-		ts.tv_sec += (time_t)(k->lease_ms / 3 / 1000 + ns / 1000000000);
-		ts.tv_nsec = (long)(ns % 1000000000);
+		clock_deadline(&ts, k->lease_ms / 3);
 		pthread_cond_timedwait(&k->cond, &k->mu, &ts);
 		if (!k->done &&
 		    s->ops->renew(s, k->job_id, k->owner, k->lease_ms, clock_wall_ms()) < 0)
@@ -321,8 +318,7 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 		atomic_fetch_add(&w->d->metrics.jobs_released, 1);
 		log_info("job %lld: stopped (%s); back in the queue", (long long)j->id, err_last());
 		w->s->ops->release(w->s, j->id, w->owner, clock_wall_ms());
-	} else if (rc < 0 && rc != ERR_BADSTATE && passing(rc) &&
-		   j->attempts < cfg->c.max_attempts) {
+	} else if (rc < 0 && passing(rc) && j->attempts < cfg->c.max_attempts) {
 		char detail[400];
 		int64_t wait = retry_wait_ms(j->attempts);
 		snprintf(detail, sizeof(detail), "attempt %lld of %d failed, next in %lld s: %s",
@@ -336,7 +332,7 @@ static void run_job(struct worker *w, struct job_row *j, const struct cfg_ref *c
 			atomic_fetch_add(&w->d->metrics.jobs_retried, 1);
 	} else if (rc < 0) {
 		char detail[400];
-		if (rc != ERR_BADSTATE && passing(rc))
+		if (passing(rc))
 			snprintf(detail, sizeof(detail), "attempt %lld of %d failed, no more: %s",
 				 (long long)j->attempts, cfg->c.max_attempts, err_last());
 		else

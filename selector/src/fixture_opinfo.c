@@ -10,20 +10,22 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "common/limits.h"
 #include "fixture_int.h"
 
-static const struct {
-	const char *expr, *truth;
-} dtype_forms[] = {
+/* A form the generator writes, and what it means (the truth's text). */
+struct form {
+	const char *code, *truth;
+};
+
+static const struct form dtype_forms[] = {
 	{ "floating_types()", "float32,float64" },
 	{ "floating_types_and(torch.half)", "float16,float32,float64" },
 	{ "(torch.float16, torch.bfloat16, torch.float32)", "float16,bfloat16,float32" },
 };
 
-static const struct {
-	const char *code, *truth;
-} shape_forms[] = {
+static const struct form shape_forms[] = {
 	{ "((S, M), (XS,))", "(5, 10);(3,)" },
 	{ "((M, M), (S, S, S))", "(10, 10);(5, 5, 5)" },
 	{ "((L, 64), (2, S))", "(20, 64);(2, 5)" },
@@ -34,7 +36,7 @@ static const struct {
 
 void fixture__op_dtypes(uint32_t op, const char **expr, const char **truth)
 {
-	*expr = dtype_forms[op % NFORMS(dtype_forms)].expr;
+	*expr = dtype_forms[op % NFORMS(dtype_forms)].code;
 	*truth = dtype_forms[op % NFORMS(dtype_forms)].truth;
 }
 
@@ -71,9 +73,6 @@ int fixture__write_opinfo_truth(struct fx_gen *g, const char *dir, uint32_t vari
 {
 	char path[PATH_TEXT_MAX];
 	snprintf(path, sizeof path, "%s/.ground_truth/opinfos.jsonl", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return err_set_errno(ERR_IO, "fixture: cannot open %s", path);
 	struct buf b;
 	buf_init(&b, 4 * MIB);
 	int rc = 0;
@@ -84,10 +83,8 @@ int fixture__write_opinfo_truth(struct fx_gen *g, const char *dir, uint32_t vari
 		rc = truth_line(g, &b, variant_op, variant_name);
 	if (rc)
 		rc = err_set(rc, "fixture: opinfos.jsonl is too large");
-	else if (fwrite(b.data, 1, b.len, f) != b.len)
-		rc = err_set_errno(ERR_IO, "fixture: writing %s", path);
-	if (fclose(f) && !rc)
-		rc = err_set_errno(ERR_IO, "fixture: closing %s", path);
+	else if ((rc = fs_atomic_write(path, b.data, b.len, 0644)) < 0)
+		err_prefix("fixture: ");
 	buf_finish(&b);
 	return rc;
 }

@@ -116,7 +116,7 @@ static int add_stages(json_t *root, const struct select_report *rep)
 static int add_sources(json_t *o, const struct select_test *t)
 {
 	json_t *src = NULL;
-	for (int s = 1; s < SELECT_CASE_SOURCES; s++) {
+	for (int s = 1; s < SPEC_SOURCE_COUNT; s++) {
 		if (!t->kernel_by_source[s])
 			continue;
 		if (!src && jx_set_new(o, "case_sources", src = json_object()) < 0)
@@ -244,7 +244,7 @@ static void explain_variants(const struct select_test *t, FILE *out)
 static void explain_sources(const struct select_test *t, FILE *out)
 {
 	size_t n = 0;
-	for (int s = 1; s < SELECT_CASE_SOURCES; s++) {
+	for (int s = 1; s < SPEC_SOURCE_COUNT; s++) {
 		if (!t->kernel_by_source[s])
 			continue;
 		fprintf(out, "%s%s %zu", n++ ? ", " : "      from ",

@@ -52,7 +52,6 @@ static int add_drift(struct select_report *rep, enum select_drift_kind kind, con
 }
 
 /* The kernel cases of one eligible test: counted, not kept (the runner expands them again). */
-_Static_assert(SELECT_CASE_SOURCES == SPEC_SOURCE_COUNT, "case sources");
 
 static int expand_cases(struct select_test *t, const struct spec_resolver *resolver,
 			const struct spec_set *set, const struct spec_decision *d,

@@ -247,6 +247,9 @@ def sample_shapes(fn, consts, source_lines):
 class Facts(ast.NodeVisitor):
     def __init__(self, source, tree=None):
         self.source = source
+        self.source_lines = source.splitlines(keepends=True)  # split once, read per entry
+        self.plain_lines = source.splitlines()
+        self.shapes_of = {}  # sample function name -> its shapes (functions are shared)
         self.module_defs = {}
         self.consts = {}
         if tree is not None:
@@ -267,8 +270,7 @@ class Facts(ast.NodeVisitor):
     def decorator_text(self, d):
         """The decorator's whole expression after '@' ("(lambda f: f)", parentheses kept):
         the tokens from the one after '@' to the last before the end of its line(s)."""
-        lines = self.source.splitlines(keepends=True)
-        start = "".join(lines[d.lineno - 1 : d.end_lineno])
+        start = "".join(self.source_lines[d.lineno - 1 : d.end_lineno])
         at = start.rfind("@", 0, d.col_offset + 1)
         toks = []
         try:
@@ -361,7 +363,9 @@ class Facts(ast.NodeVisitor):
                 sf = raw.get("sample_inputs_func")
                 sf = sf.id if isinstance(sf, ast.Name) else None
                 fn = self.module_defs.get(sf) if sf else None
-                smp = sample_shapes(fn, self.consts, self.source.splitlines()) if fn else None
+                if fn and sf not in self.shapes_of:
+                    self.shapes_of[sf] = sample_shapes(fn, self.consts, self.plain_lines)
+                smp = self.shapes_of.get(sf) if fn else None
                 self.lines.append(
                     f"opinfo {kind} {f.end_lineno} {node.end_lineno} "
                     f"aten={kw.get('aten_name') or '-'} "

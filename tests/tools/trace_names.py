@@ -12,6 +12,9 @@ import sys
 import types
 
 
+_roots = {}  # root -> its real path and a separator, resolved once
+
+
 def module_file(root, name):
     """The path of module `name`'s file under `root`, None when it is not in the tree."""
     m = sys.modules.get(name)
@@ -19,7 +22,7 @@ def module_file(root, name):
     if not f:
         return None
     f = os.path.realpath(f)
-    r = os.path.realpath(root) + os.sep
+    r = _roots.get(root) or _roots.setdefault(root, os.path.realpath(root) + os.sep)
     return f[len(r):] if f.startswith(r) else None
 
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spyre-emu/hw.h"
 #include "walk.h"
 
 /* A supported op or module: a plain name, or {name, force_xfail, dtypes} (modules may also
@@ -191,8 +192,8 @@ static void kernel_key(struct walk *w, const struct ynode *k, const struct ynode
 		walk_kernel_relayout(w, v, kc);
 	} else if (walk_key_is(k, "cores")) {
 		int64_t n = 0;
-		if (walk_i64(w, v, &n) && (n < 1 || n > 32))
-			walk_error(w, v, "cores must be 1..32");
+		if (walk_i64(w, v, &n) && (n < 1 || n > SPYRE_CORES_MAX))
+			walk_error(w, v, "cores must be 1..%d", SPYRE_CORES_MAX);
 		else
 			kc->cores = (int)n;
 	} else if (walk_key_is(k, "inputs")) {

@@ -13,8 +13,6 @@
 _Static_assert(SPYRE_RELAYOUT_BEST == 0 && SPYRE_RELAYOUT_RING == 1 && SPYRE_RELAYOUT_DEVMEM == 2,
 	       "spec_kernel.relayout holds the emulator's modes");
 
-#define GRAPH_PATH_MAX SPEC_GRAPH_PATH_MAX
-
 /* `rel` against the directory of `spec_file`; absolute paths and text loads ("<text>") as
  * written. 0, or -1 when the result does not fit. */
 static int resolve_path(char *out, size_t size, const char *spec_file, const char *rel)
@@ -32,10 +30,10 @@ void walk_kernel_graph(struct walk *w, const struct ynode *v, struct spec_kernel
 {
 	if (!walk_str(w, v, &kc->graph, "a graph file path"))
 		return;
-	char path[GRAPH_PATH_MAX];
+	char path[SPEC_GRAPH_PATH_MAX];
 	if (kc->graph.len == 0 || resolve_path(path, sizeof(path), w->file, kc->graph.s) != 0) {
 		walk_error(w, v, "graph path '%s' is empty or longer than %d bytes", kc->graph.s,
-			   GRAPH_PATH_MAX - 1);
+			   SPEC_GRAPH_PATH_MAX - 1);
 		return;
 	}
 	struct spyre_graph *g = walk_calloc(w, 1, sizeof(*g));

@@ -19,6 +19,11 @@ double clock_elapsed_s(uint64_t start_ns, uint64_t end_ns);
  * `out` holds at least CLOCK_ISO8601_LEN + 1 bytes. 0 or ERR_INVAL for a time gmtime refuses. */
 int clock_format_iso8601(char *out, size_t size, int64_t wall_ms, int with_ms);
 
+/* The CLOCK_REALTIME time `ms` milliseconds from now, as pthread_cond_timedwait() and
+ * pthread_mutex_timedlock() take it. */
+struct timespec;
+void clock_deadline(struct timespec *out, int64_t ms);
+
 /* Sleeps `ms` milliseconds, resuming after signals. */
 void clock_sleep_ms(uint64_t ms);
 

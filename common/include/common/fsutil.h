@@ -16,6 +16,13 @@ int fs_atomic_write(const char *path, const void *data, size_t len, mode_t mode)
 typedef int (*fs_writer_fn)(int fd, void *ctx);
 int fs_atomic_write_with(const char *path, mode_t mode, fs_writer_fn writer, void *ctx);
 
+/* fsync()s the directory holding `path`, so that a rename or a new entry there is durable. */
+int fs_fsync_dir_of(const char *path);
+
+/* Removes `path` and everything below it, never following a symbolic link (a link is removed,
+ * not its target); a missing path is not an error. */
+int fs_remove_tree(const char *path);
+
 /* write() until all `len` bytes are out, retrying on EINTR; ERR_IO on failure. */
 int fs_write_all(int fd, const void *data, size_t len);
 

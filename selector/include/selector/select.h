@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "testspecs/cases.h"
 #include "testspecs/resolve.h"
 
 struct catalog;
@@ -57,7 +58,6 @@ struct select_candidate {
 enum select_fate { SELECT_IMPACTED = 2, SELECT_ELIGIBLE = 3, SELECT_SCHEDULED = 4 };
 
 #define SELECT_VARIANTS_SHOWN 64
-#define SELECT_CASE_SOURCES   4 /* = SPEC_SOURCE_COUNT */
 
 struct select_variant {
 	char *name; /* the suffix after the test's name: "mean", "fn_name_amax"; owned */
@@ -84,7 +84,7 @@ struct select_test {
 	/* rule opinfo: the cases by where their shapes and dtypes came from, indexed by
 	 * testspecs' enum spec_case_source (OpInfo sample shapes, OpInfo dtypes, default samples)
 	 */
-	size_t kernel_by_source[SELECT_CASE_SOURCES];
+	size_t kernel_by_source[SPEC_SOURCE_COUNT];
 	char *case_why; /* why no case came (rule not_mappable), or NULL; owned */
 	/* stage 3, variant by variant (when the catalog was given): the first
 	 * SELECT_VARIANTS_SHOWN of the catalog's variants of the test, each decided on its own;

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fsutil.h"
+
 extern char **environ;
 
 static void check_git(int rc, const char *what)
@@ -34,14 +36,9 @@ void test_repo_create(struct test_repo *t)
 	t->when = 1700000000;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 int test_rm_tree(const char *dir)
 {
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fs_remove_tree(dir) < 0 ? -1 : 0;
 }
 
 void test_repo_destroy(struct test_repo *t)

@@ -85,15 +85,6 @@ static void teardown(void)
 
 TestSuite(cases, .init = setup, .fini = teardown);
 
-static size_t samples_of(const char *emu)
-{
-	const struct spyre_op_info *op = spyre_op_find(emu);
-	size_t n = 1;
-	for (const char *p = op->samples; *p; p++)
-		n += *p == ';';
-	return n;
-}
-
 static struct spec_case_test test_of(const char *method)
 {
 	static char ids[4][256]; /* a few tests alive at once */

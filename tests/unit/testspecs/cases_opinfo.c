@@ -67,15 +67,6 @@ static int opinfo_of(void *ctx, const char *op, struct spec_opinfo *out)
 	return 1;
 }
 
-static size_t samples_of(const char *emu)
-{
-	const struct spyre_op_info *op = spyre_op_find(emu);
-	size_t n = 1;
-	for (const char *p = op->samples; *p; p++)
-		n += *p == ';';
-	return n;
-}
-
 static void expand(const char *method, struct spec_case_list *l, struct spec_expand_result *r,
 		   bool with_db)
 {

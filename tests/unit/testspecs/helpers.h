@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spyre-emu/ops.h"
 #include "testspecs/spec.h"
 
 #define SPECS_DIR SPYRE_TEST_FIXTURES "/specs"
@@ -55,6 +56,16 @@ static inline const char *diags_text(const struct spec_diag_list *d)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s\n", line);
 	}
 	return buf;
+}
+
+/* How many default samples the emulator's op table lists for `emu` (';'-separated). */
+static inline size_t samples_of(const char *emu)
+{
+	const struct spyre_op_info *op = spyre_op_find(emu);
+	size_t n = 1;
+	for (const char *p = op->samples; *p; p++)
+		n += *p == ';';
+	return n;
 }
 
 #endif
