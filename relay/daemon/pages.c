@@ -307,11 +307,11 @@ enum MHD_Result http__pages(struct daemon *d, struct MHD_Connection *c, const ch
 		return page(c, pages_trends_json(d, limit), !r.api, pages_trends_html);
 	case ROUTE_SPECS:
 		return page(c, pages_specs_json(d), !r.api, pages_specs_html);
+	case ROUTE_NO_JOB:
+		return http__error(c, 404, "no such job");
 	case ROUTE_NONE:
 		break;
 	}
-	if (!strncmp(url, "/jobs/", 6) || !strncmp(url, "/api/dashboard/jobs/", 20))
-		return http__error(c, 404, "no such job");
 	*handled = false;
 	return MHD_NO;
 }

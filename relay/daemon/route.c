@@ -54,9 +54,10 @@ void route_page(struct route *r, const char *url)
 	const char *p = r->api ? url + 14 : url;
 	if (r->api ? !*p : !strcmp(p, "/"))
 		r->page = ROUTE_INDEX;
-	else if (!strncmp(p, "/jobs/", 6))
+	else if (!strncmp(p, "/jobs/", 6)) {
+		r->page = ROUTE_NO_JOB; /* unless the rest is a job's path */
 		job_path(r, p + 6);
-	else if (!strcmp(p, "/trends"))
+	} else if (!strcmp(p, "/trends"))
 		r->page = ROUTE_TRENDS;
 	else if (!strcmp(p, "/specs"))
 		r->page = ROUTE_SPECS;

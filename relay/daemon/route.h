@@ -20,6 +20,7 @@ enum route_page {
 	ROUTE_DOWNLOAD, /* /jobs/{id}/{results.jsonl|junit.xml} (no JSON twin) */
 	ROUTE_TRENDS,
 	ROUTE_SPECS,
+	ROUTE_NO_JOB, /* under /jobs/ (or its twin) but no job path: 404 "no such job" */
 };
 
 /* The reports a job's page links to: a fixed name each, served from the job's reports
@@ -37,7 +38,7 @@ struct route {
 };
 
 /* Reads a decoded path. A job id is digits only, 1 to INT64_MAX, nothing after it but one
- * of the download names; anything else is ROUTE_NONE. */
+ * of the download names; anything else under /jobs/ is ROUTE_NO_JOB, elsewhere ROUTE_NONE. */
 void route_page(struct route *r, const char *url);
 
 #endif

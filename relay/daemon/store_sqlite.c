@@ -39,12 +39,10 @@ static const char *const sql[STORE__OB_FIRST] = {
 	[ST_RELEASE] = "UPDATE jobs SET state = 0, lease_owner = NULL, lease_expires_ms = 0, "
 		       "attempts = attempts - 1, updated_ms = ?3 WHERE id = ?1 AND state = 1 AND "
 		       "lease_owner = ?2",
-	[ST_RETRY] =
-	    "UPDATE jobs SET state = 0, lease_owner = NULL, lease_expires_ms = ?3, "
-	    "detail = ?4, updated_ms = ?5 WHERE id = ?1 AND state = 1 AND lease_owner = ?2",
-	[ST_FINISH] = "UPDATE jobs SET state = ?3, detail = ?4, lease_owner = NULL, "
-		      "lease_expires_ms = 0, updated_ms = ?5 WHERE id = ?1 AND state = 1 AND "
-		      "lease_owner = ?2",
+	/* finish (?6 = 0) and retry (state queued, ?6 its not-before) */
+	[ST_END_LEASE] = "UPDATE jobs SET state = ?3, detail = ?4, lease_owner = NULL, "
+			 "lease_expires_ms = ?6, updated_ms = ?5 WHERE id = ?1 AND state = 1 AND "
+			 "lease_owner = ?2",
 	[ST_SELECTION_DEL] = "DELETE FROM selections WHERE job_id = ?1",
 	[ST_SELECTION_ADD] = "INSERT INTO selections (job_id, report, scheduled, created_ms) "
 			     "VALUES (?1, ?2, ?3, ?4)",
@@ -459,26 +457,13 @@ static int sq_release(struct store *base, int64_t id, const char *owner, int64_t
 	return held_update(s, st);
 }
 
-static int sq_retry(struct store *base, int64_t id, const char *owner, int64_t not_before,
-		    const char *detail, int64_t now)
+/* Ends `owner`'s lease: the job to `state` with `detail`, claimable again from `not_before`
+ * when queued. */
+static int end_lease(struct store *base, int64_t id, const char *owner, enum job_state state,
+		     const char *detail, int64_t not_before, int64_t now)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
-	sqlite3_stmt *st = store__stmt(s, ST_RETRY);
-	if (!st)
-		return ERR_IO;
-	sqlite3_bind_int64(st, 1, id);
-	bind_text(st, 2, owner);
-	sqlite3_bind_int64(st, 3, not_before);
-	bind_text(st, 4, detail);
-	sqlite3_bind_int64(st, 5, now);
-	return held_update(s, st);
-}
-
-static int sq_finish(struct store *base, int64_t id, const char *owner, enum job_state state,
-		     const char *detail, int64_t now)
-{
-	struct store_sqlite *s = (struct store_sqlite *)base;
-	sqlite3_stmt *st = store__stmt(s, ST_FINISH);
+	sqlite3_stmt *st = store__stmt(s, ST_END_LEASE);
 	if (!st)
 		return ERR_IO;
 	sqlite3_bind_int64(st, 1, id);
@@ -486,7 +471,20 @@ static int sq_finish(struct store *base, int64_t id, const char *owner, enum job
 	sqlite3_bind_int(st, 3, (int)state);
 	bind_text(st, 4, detail);
 	sqlite3_bind_int64(st, 5, now);
+	sqlite3_bind_int64(st, 6, not_before);
 	return held_update(s, st);
+}
+
+static int sq_retry(struct store *base, int64_t id, const char *owner, int64_t not_before,
+		    const char *detail, int64_t now)
+{
+	return end_lease(base, id, owner, JOB_QUEUED, detail, not_before, now);
+}
+
+static int sq_finish(struct store *base, int64_t id, const char *owner, enum job_state state,
+		     const char *detail, int64_t now)
+{
+	return end_lease(base, id, owner, state, detail, 0, now);
 }
 
 static int sq_selection_put(struct store *base, int64_t id, const char *owner, const char *json,

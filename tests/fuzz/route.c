@@ -31,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	must(!plain || n == before);
 	struct route r;
 	route_page(&r, s);
-	must(r.page >= ROUTE_NONE && r.page <= ROUTE_SPECS);
+	must(r.page >= ROUTE_NONE && r.page <= ROUTE_NO_JOB);
+	must(r.page != ROUTE_NO_JOB || strstr(s, "/jobs/") != NULL);
 	if (r.page == ROUTE_JOB || r.page == ROUTE_DOWNLOAD) {
 		must(r.job_id >= 1);
 		must(strstr(s, "/jobs/") != NULL);
