@@ -115,15 +115,11 @@ static int load_configs(struct configs *c, const struct specs_args *a, struct sp
 int specs_lint_upstream(const struct specs_args *a, struct spec_diag_list *diags,
 			struct spec_upstream_counts *counts)
 {
-	struct catalog *cat = NULL;
-	struct catalog_cache *cache = NULL;
-	int rc = selector_catalog_cache_create(&cache, 0);
-	if (rc == 0)
-		rc = selector_catalog_build(&cat, a->upstream, "HEAD", cache);
-	if (rc) {
-		selector_catalog_cache_destroy(cache);
-		return err_prefix("--upstream %s", a->upstream);
-	}
+	struct specs_upstream u;
+	int rc = specs_upstream_open(&u, a->upstream);
+	if (rc)
+		return rc;
+	const struct catalog *cat = u.cat;
 	const char **ids = malloc((cat->n_tests + 1) * sizeof *ids);
 	struct configs *c = calloc(1, sizeof *c);
 	rc = ids && c ? 0 : err_set(ERR_NOMEM, "--upstream: %zu tests", cat->n_tests);
@@ -141,8 +137,7 @@ int specs_lint_upstream(const struct specs_args *a, struct spec_diag_list *diags
 		testspecs_set_destroy(c->v[i]);
 	free(c);
 	free(ids);
-	selector_catalog_destroy(cat);
-	selector_catalog_cache_destroy(cache);
+	specs_upstream_close(&u);
 	return rc;
 }
 
