@@ -80,19 +80,6 @@ static bool name_is_plain(const char *name)
 	return testspecs_name_is_plain(cls) && testspecs_name_is_plain(sep + 2);
 }
 
-/* As `specs list`: @ops-parametrised when the entry has an `ops__` tag or the file is
- * test_ops.py (all a spec file tells without an upstream checkout). */
-static bool is_opinfo(const struct spec_test *entry, const struct spec_file *file)
-{
-	for (size_t i = 0; entry && i < entry->tags.n; i++)
-		if (strncmp(entry->tags.v[i].s, "ops__", 5) == 0)
-			return true;
-	if (!file)
-		return false;
-	const char *base = strrchr(file->path.s, '/');
-	return strcmp(base ? base + 1 : file->path.s, "test_ops.py") == 0;
-}
-
 static const char *id_path(const struct spec_file *f)
 {
 	static const char tok[] = "${TORCH_ROOT}/";
@@ -109,10 +96,8 @@ static int expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 	struct spec_resolve_opts o = { .tier = tier };
 	int rc = testspecs_resolver_resolve(r, id, &o, d);
 	struct spec_case_test t = { .test_id = id, .tier = tier };
-	if (!rc) {
-		t.opinfo = is_opinfo(d->entry, d->file);
-		t.family = d->file ? testspecs_family_for_path(d->file->path.s) : SPEC_FAMILY_ANY;
-	}
+	if (!rc)
+		testspecs_case_test_from_specs(&t, d);
 	free(d);
 	struct spec_expand_result res;
 	if (!rc)

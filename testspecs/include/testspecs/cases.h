@@ -168,6 +168,15 @@ struct spec_case_test {
 	void *opinfo_ctx;
 };
 
+struct spec_decision;
+
+/* What the specs alone tell of a test whose source the caller has not read: @ops-parametrised
+ * when the deciding entry carries an `ops__...` tag or its file is test_ops.py (every test of
+ * TestCommon iterates the op database), and the op family by the file's name
+ * (testspecs_family_for_path). Sets t->opinfo and t->family from `d`, the test's decision; a
+ * NULL `d` (the id did not resolve) knows nothing. */
+void testspecs_case_test_from_specs(struct spec_case_test *t, const struct spec_decision *d);
+
 struct spec_expand_result {
 	bool eligible;                 /* the resolver's decision */
 	enum spec_mode mode;           /* the test's mode (before per-op force_xfail) */
