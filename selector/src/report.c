@@ -14,6 +14,7 @@ static const char *const stage_names[SELECT_STAGES] = { "changes", "impact", "el
 void selector_report_init(struct select_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
+	testspecs_cases_init(&rep->cases);
 	for (int i = 0; i < SELECT_STAGES; i++)
 		rep->stages[i].name = stage_names[i];
 }
@@ -48,6 +49,7 @@ void selector_report_finish(struct select_report *rep)
 	}
 	free(rep->drift);
 	free(rep->shards);
+	testspecs_cases_finish(&rep->cases);
 	selector_report_init(rep);
 }
 

@@ -51,40 +51,26 @@ static int add_drift(struct select_report *rep, enum select_drift_kind kind, con
 	return 0;
 }
 
-/* The kernel cases of one eligible test: counted, not kept (the runner expands them again). */
-
-static int expand_cases(struct select_test *t, const struct spec_resolver *resolver,
-			const struct spec_set *set, const struct spec_decision *d,
-			const struct select_candidate *c, const struct spec_resolve_opts *ropts,
-			const struct catalog *cat)
+/* The kernel cases of one eligible test, appended to the report's list: expanded here once,
+ * counted, and kept for whoever runs the scheduled tests. */
+static int expand_cases(struct select_report *rep, struct select_test *t,
+			const struct spec_resolver *resolver, const struct spec_set *set,
+			const struct spec_decision *d, const struct select_candidate *c,
+			const struct spec_resolve_opts *ropts, const struct catalog *cat)
 {
-	struct spec_case_list list;
-	struct selector_opdb db;
-	if (selector_opdb_for(&db, cat, c->id) < 0)
-		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
-	struct spec_case_test ct = {
-		.test_id = c->id,
-		.tier = ropts->tier,
-		.device = ropts->device,
-		.opinfo = c->opinfo,
-		.family = testspecs_family_for_path(d->id.path),
-		.body_ops = c->body_ops,
-		.n_body_ops = c->n_body_ops,
-		.is_test = ropts->is_test,
-		.is_test_ctx = ropts->is_test_ctx,
-		.opinfo_of = cat ? selector_opinfo_of : NULL,
-		.runs_op = cat ? selector_runs_op : NULL,
-		.opinfo_ctx = &db,
-	};
+	struct selector_case_test x;
+	int rc = selector_case_test_init(&x, c->id, cat, c, d, ropts);
+	if (rc < 0)
+		return err_prefix("stage 3: ");
 	struct spec_expand_result res = { 0 };
-	testspecs_cases_init(&list);
-	int rc = testspecs_cases_expand(&list, resolver, set, &ct, &res);
-	testspecs_cases_finish(&list);
-	selector_opdb_finish(&db);
+	size_t first = rep->cases.n;
+	rc = testspecs_cases_expand(&rep->cases, resolver, set, &x.ct, &res);
+	selector_case_test_finish(&x);
 	if (rc < 0)
 		return err_prefix("stage 3: kernel cases of '%s': ", c->id);
 	if (!res.n_cases && res.why && !(t->case_why = strdup(res.why)))
 		return err_set(ERR_NOMEM, "stage 3: case reason of '%s'", c->id);
+	t->case_first = first;
 	t->kernel_cases = res.n_cases;
 	t->kernel_unsupported = res.n_unsupported;
 	t->case_rule = testspecs_rule_name(res.rule);
@@ -117,7 +103,7 @@ static int take_decision(struct select_report *rep, struct select_test *t,
 	if (!d->eligible)
 		return 0;
 	t->fate = SELECT_ELIGIBLE;
-	return expand_cases(t, resolver, set, d, c, ropts, cat);
+	return expand_cases(rep, t, resolver, set, d, c, ropts, cat);
 }
 
 static int run_one(struct select_report *rep, const struct spec_set *set,

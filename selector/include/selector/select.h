@@ -53,6 +53,21 @@ struct select_candidate {
 	size_t n_body_ops;
 };
 
+/* Stage 2's result (impact.h) as stage 3's candidates, in its order: one reason per signal (its
+ * text borrowed from `r`), the fallback's reason on every test when the change could not be
+ * traced, and `added` for a test of `head` that `base` lacks. `r`, `head` and `base` must
+ * outlive the candidates. 0 or ERR_NOMEM. */
+struct impact_result;
+struct select_candidates {
+	struct select_candidate *v;
+	size_t n;
+	struct select_reason *reasons; /* every candidate's, in one array */
+	size_t n_reasons;
+};
+int selector_candidates_make(struct select_candidates *out, const struct impact_result *r,
+			     const struct catalog *head, const struct catalog *base);
+void selector_candidates_finish(struct select_candidates *c);
+
 /* The last stage a test passed: IMPACT (a candidate that stage 3 dropped), ELIGIBLE (stage 4 cut
  * it) or SCHEDULED. */
 enum select_fate { SELECT_IMPACTED = 2, SELECT_ELIGIBLE = 3, SELECT_SCHEDULED = 4 };
@@ -80,6 +95,7 @@ struct select_test {
 	char *spec_entry;    /* "file:line" of the deciding entry, or NULL; owned */
 	size_t kernel_cases; /* unsupported included */
 	size_t kernel_unsupported;
+	size_t case_first;     /* its cases: report.cases.v[case_first .. + kernel_cases) */
 	const char *case_rule; /* testspecs_rule_name(), static */
 	/* rule opinfo: the cases by where their shapes and dtypes came from, indexed by
 	 * testspecs' enum spec_case_source (OpInfo sample shapes, OpInfo dtypes, default samples)
@@ -135,6 +151,10 @@ struct select_report {
 	size_t changed_files;
 	double est_seconds;  /* of the scheduled tests */
 	size_t kernel_cases; /* of the scheduled tests */
+	/* Every eligible test's kernel cases as stage 3 expanded them (once, through
+	 * selector_case_test_init), each test's in one run (select_test.case_first); they point
+	 * into the spec set stage 3 was given, which must outlive the report. */
+	struct spec_case_list cases;
 	struct select_shard *shards;
 	size_t n_shards;
 };
@@ -202,9 +222,25 @@ int selector_opinfo_of(void *opdb, const char *op, struct spec_opinfo *out);
  * not statically known). */
 int selector_runs_op(void *opdb, const char *op);
 
+/* What kernel-case expansion (testspecs_cases_expand) takes about one upstream test, made in
+ * this one place for every caller: the specs' own guess (testspecs_case_test_from_specs, from
+ * `d`, the test's decision, may be NULL), then the catalog's facts when it has the test (its
+ * @ops set, the calls of its body, its ops' OpInfo entries through selector_opinfo_of and
+ * selector_runs_op), else the candidate's when `c` is given; source_unread when neither `cat`
+ * nor `c` is. `cat` and `c` may be NULL; `ropts` gives tier, device and is_test. The struct
+ * refers to itself (ct.opinfo_ctx is &db): do not copy it; finish it after the expansion. */
+struct selector_case_test {
+	struct spec_case_test ct;
+	struct selector_opdb db;
+};
+int selector_case_test_init(struct selector_case_test *x, const char *id, const struct catalog *cat,
+			    const struct select_candidate *c, const struct spec_decision *d,
+			    const struct spec_resolve_opts *ropts);
+void selector_case_test_finish(struct selector_case_test *x);
+
 /* Resolves the candidates, appends them to `rep` (eligible or not), expands the eligible ones
- * into kernel cases, and records drift. Fills stage 3's in and out. Returns 0, ERR_NOMEM, or
- * the resolver's error naming the id. */
+ * into kernel cases (kept in rep->cases), and records drift. Fills stage 3's in and out. Returns 0,
+ * ERR_NOMEM, or the resolver's error naming the id. */
 int selector_stage3_run(struct select_report *rep, const struct spec_set *set,
 			const struct spec_resolver *resolver, const struct select_candidate *cands,
 			size_t n_cands, const struct select_stage3_opts *opts);
