@@ -25,9 +25,7 @@
 #include "common/jsonx.h"
 #include "common/log.h"
 #include "common/num.h"
-#include "daemon/config.h"
-#include "daemon/daemon.h"
-#include "daemon/pages.h"
+#include "daemon/serve.h"
 #include "demo.h"
 
 #define DEMO_TIMEOUT_S 110 /* --once gives up after this (the README promises two minutes) */
@@ -173,9 +171,9 @@ static void say_reports(struct watch *w, const json_t *reports, int port)
 }
 
 /* One look at the job: prints what is new. */
-static void look(struct daemon *d, struct watch *w, int port)
+static void look(struct serve *d, struct watch *w, int port)
 {
-	json_t *v = w->id ? pages_job_json(d, w->id) : NULL;
+	json_t *v = w->id ? serve_job_view(d, w->id) : NULL;
 	if (!json_is_object(v)) {
 		json_decref(v);
 		return;
@@ -216,22 +214,18 @@ static void look(struct daemon *d, struct watch *w, int port)
 }
 
 /* The job the poller made for `w->head`, once there is one. */
-static void find_job(struct daemon *d, struct watch *w)
+static void find_job(struct serve *d, struct watch *w)
 {
-	struct job_row rows[32];
-	size_t n = 0;
-	pthread_mutex_lock(&d->read_mu);
-	int rc = d->read_store->ops->job_list(d->read_store, rows, &n, 32, 0);
-	pthread_mutex_unlock(&d->read_mu);
-	for (size_t i = 0; rc == 0 && i < n && !w->id; i++)
-		if (!strcmp(rows[i].head, w->head)) {
-			w->id = rows[i].id;
-			printf("  job %lld: delivered by the poller (%s, %.10s)\n",
-			       (long long)w->id, rows[i].event, w->head);
-		}
+	char event[24];
+	int64_t id = serve_job_for_head(d, w->head, event);
+	if (id > 0) {
+		w->id = id;
+		printf("  job %lld: delivered by the poller (%s, %.10s)\n", (long long)w->id, event,
+		       w->head);
+	}
 }
 
-static int commit_and_wait(struct daemon *d, struct demo_upstream *u, const struct demo_test *t,
+static int commit_and_wait(struct serve *d, struct demo_upstream *u, const struct demo_test *t,
 			   const char *message, struct watch *w)
 {
 	printf("\n== %s\n   edits the body of %s::%s (%s)\n", w->label, t->cls, t->name, t->file);
@@ -276,7 +270,7 @@ static int verdict(struct watch *w, int64_t start_ms, int timeout_s)
 	return -1;
 }
 
-static int follow(struct daemon *d, struct watch *w, size_t n, int port, bool once, int timeout_s,
+static int follow(struct serve *d, struct watch *w, size_t n, int port, bool once, int timeout_s,
 		  int64_t start_ms)
 {
 	if (!once)
@@ -328,7 +322,7 @@ static int parse(struct demo_args *a, int argc, char **argv)
 }
 
 /* Everything before the daemon runs: the state directory, the upstream, tokens, config. */
-static int setup(char state[4096], struct demo_upstream *u, struct config *cfg, struct demo_args *a)
+static int setup(char state[4096], struct demo_upstream *u, char config[4400], struct demo_args *a)
 {
 	if (mkdir(a->state, 0700) < 0 && errno != EEXIST)
 		return err_set_errno(ERR_IO, "demo: cannot create %s", a->state);
@@ -346,9 +340,7 @@ static int setup(char state[4096], struct demo_upstream *u, struct config *cfg, 
 		rc = free_port(&a->port);
 	if (rc == 0)
 		rc = write_config(state, a->port);
-	snprintf(path, sizeof(path), "%s/config.yaml", state);
-	if (rc == 0)
-		rc = config_load(cfg, path);
+	snprintf(config, 4400, "%s/config.yaml", state);
 	return rc;
 }
 
@@ -369,15 +361,15 @@ int cmd_demo_main(int argc, char **argv)
 	int64_t start_ms = clock_wall_ms();
 	char state[4096];
 	struct demo_upstream u;
-	struct config cfg;
+	char config[4400];
 	git_libgit2_init();
 	if (log_get_level() == LOG_INFO)
 		log_set_level(LOG_WARN); /* the demo's own lines tell the story */
-	int rc = setup(state, &u, &cfg, &a);
-	struct daemon *d = NULL;
+	int rc = setup(state, &u, config, &a);
+	struct serve *d = NULL;
 	if (rc == 0) {
 		signals();
-		rc = daemon_start(&d, &cfg, NULL); /* cfg is the daemon's (or freed) from here */
+		rc = serve_start(&d, config);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "spyre-ci demo: %s\n", err_last());
@@ -399,7 +391,7 @@ int cmd_demo_main(int argc, char **argv)
 	else
 		out = follow(d, w, 2, a.port, a.once, a.timeout_s, start_ms) == 0 ? CLI_OK
 										  : CLI_FAILED;
-	daemon_stop(d);
+	serve_stop(d);
 	git_libgit2_shutdown();
 	if (a.once && out == CLI_OK)
 		printf("\ndone in %.1f s: job %lld's `completed` report reached the dashboard at "

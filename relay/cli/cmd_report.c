@@ -16,9 +16,9 @@
 #include "common/num.h"
 #include "dashboard-client/drain.h"
 #include "dashboard-client/encode.h"
-#include "dashboard-client/job.h"
 #include "dashboard-client/outbox.h"
 #include "dashboard-client/transport.h"
+#include "funnel/funnel.h"
 
 #define REPORT_PATH_MAX 4096
 
@@ -115,32 +115,6 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	return 0;
 }
 
-/* job.json and results.jsonl of the results directory, as messages in delivery order. */
-static int load_messages(struct dc_message **ms, size_t *n, const struct report_args *a)
-{
-	char path[REPORT_PATH_MAX];
-	struct dc_job job;
-	struct dc_results r = { 0 };
-	snprintf(path, sizeof(path), "%s/job.json", a->results);
-	int rc = dc_job_load(&job, path);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "%s/results.jsonl", a->results);
-	rc = dc_results_load(&r, path);
-	if (rc == 0)
-		rc = dc_job_messages(ms, n, &job, &r, a->format);
-	dc_results_finish(&r);
-	dc_job_finish(&job);
-	return rc;
-}
-
-static void free_messages(struct dc_message *ms, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dc_message_finish(&ms[i]);
-	free(ms);
-}
-
 /* The receiver's answer as one printable line: control bytes shown as '?', cut at 512. */
 static void print_answer(FILE *out, const char *body)
 {
@@ -203,26 +177,23 @@ static int dry_run(const struct report_args *a)
 {
 	struct dc_message *ms = NULL;
 	size_t n = 0;
-	if (load_messages(&ms, &n, a) != 0) {
+	struct funnel_report r = { .dir = a->results, .with_results = true };
+	if (funnel_report_messages(&ms, &n, &r, a->format) != 0) {
 		fprintf(stderr, "spyre-ci report: %s\n", err_last());
 		return CLI_USAGE;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		printf("%s\n", ms[i].body);
-	free_messages(ms, n);
+		dc_message_finish(&ms[i]);
+	}
+	free(ms);
 	return CLI_OK;
 }
 
 static int enqueue_all(struct dc_outbox *ob, const struct report_args *a)
 {
-	struct dc_message *ms = NULL;
-	size_t n = 0;
-	int rc = load_messages(&ms, &n, a);
-	if (rc)
-		return rc;
-	size_t added = 0;
-	rc = ob->ops->enqueue_many(ob, a->to, ms, n, &added);
-	free_messages(ms, n);
+	struct funnel_report r = { .dir = a->results, .with_results = true };
+	int rc = funnel_report_queue(ob, a->to, a->format, &r, NULL);
 	uint64_t again = 0;
 	if (rc == 0 && a->repost)
 		rc = ob->ops->requeue(ob, a->to, &again);

@@ -3,30 +3,18 @@
  * `select`, then every scheduled test expanded into its kernel cases) or from every entry of
  * the specs (--all: the nightly run). Then --shard, the pool, and junit.xml, results.jsonl and
  * summary.json in --out. */
-#include <errno.h>
-#include <git2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
-#include "common/clock.h"
 #include "common/err.h"
-#include "common/fsutil.h"
-#include "common/jsonx.h"
-#include "common/limits.h"
 #include "common/num.h"
-#include "dashboard-client/encode.h"
-#include "executors/adapters.h"
-#include "executors/pool.h"
-#include "executors/report.h"
-#include "executors/shard.h"
+#include "funnel/funnel.h"
 #include "run_cmd.h"
-#include "select_front.h"
 #include "specs_cmd.h"
 
 #define RUN_SPECS_ARGS_MAX  64
@@ -147,6 +135,7 @@ static int parse_args(struct run_args *a, int argc, char **argv)
 /* ---- progress ---- */
 
 struct progress {
+	const struct run_args *a;
 	bool tty;
 	double last_line;
 };
@@ -174,117 +163,128 @@ static void show_progress(void *ctx, const struct exec_progress *p)
 
 /* ---- the run ---- */
 
-static int make_out_dir(const char *dir)
+static void on_start(void *ctx, size_t n)
 {
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return err_set_errno(ERR_IO, "--out %s", dir);
-	return 0;
+	const struct run_args *a = ((struct progress *)ctx)->a;
+	fprintf(stderr, "spyre-ci run: %zu kernel cases%s\n", n,
+		a->shard_count ? " in this shard" : "");
 }
 
-static int write_reports(const struct run_args *a, const struct exec_case *cases,
-			 const struct exec_result *res, size_t n, const struct exec_summary *s)
+/* Runs the cases, writes the reports, and posts them when asked. 0 every mandatory case
+ * passed, 1 one did not (or the run was stopped), RUN_POST_UNDELIVERED, or a negative code. */
+static int execute(const struct run_args *a, const struct spec_case *const *cases, size_t n,
+		   const struct funnel_history *hist)
 {
-	char path[PATH_TEXT_MAX];
-	int rc = make_out_dir(a->out);
-	if (!rc) {
-		snprintf(path, sizeof(path), "%s/junit.xml", a->out);
-		rc = exec_report_junit(path, cases, res, n);
-	}
-	if (!rc) {
-		snprintf(path, sizeof(path), "%s/results.jsonl", a->out);
-		rc = exec_report_jsonl(path, cases, res, n);
-	}
-	if (!rc) {
-		snprintf(path, sizeof(path), "%s/summary.json", a->out);
-		rc = exec_report_summary(path, s);
-	}
-	return rc;
-}
-
-static int execute(const struct run_args *a, struct exec_case *cases, size_t n,
-		   const struct exec_adapters *adapters)
-{
-	struct exec_result *res = calloc(n + 1, sizeof(*res));
-	if (!res)
-		return err_set(ERR_NOMEM, "out of memory for %zu results", n);
-	struct progress pr = { .tty = isatty(STDERR_FILENO) };
-	struct exec_pool_opts o = {
+	struct progress pr = { .a = a, .tty = isatty(STDERR_FILENO) };
+	struct funnel_run_opts o = {
 		.jobs = a->jobs,
 		.timeout_s = a->timeout_s,
 		.mem_bytes = a->mem_bytes,
 		.retries = a->retries,
-		.adapters = adapters,
+		.adapters_file = a->adapters,
+		.spec_paths = a->specs,
+		.n_spec_paths = a->n_specs,
+		.shard_index = a->shard_index,
+		.shard_count = a->shard_count,
+		.durations = hist->durations,
+		.n_durations = hist->n_durations,
+		.stop = &stop_requested,
+		.on_start = on_start,
 		.progress = a->no_progress ? NULL : show_progress,
 		.progress_ctx = &pr,
-		.stop = &stop_requested,
 	};
 	struct sigaction sa = { .sa_handler = handle_stop }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	struct exec_pool_stats st;
+	struct funnel_results res = { 0 };
 	struct run_post *post = NULL;
 	int rc = a->post ? run__post_begin(&post, a, &stop_requested) : 0;
 	if (!rc)
-		rc = exec_pool_run(cases, n, &o, res, &st);
+		rc = funnel_run(&res, cases, n, &o);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc < 0) {
 		run__post_destroy(post);
-		free(res);
+		funnel_results_finish(&res);
 		return rc;
 	}
-	struct exec_summary s;
-	exec_summary_make(&s, res, n);
-	int wrc = write_reports(a, cases, res, n, &s);
-	exec_summary_print(stdout, &s);
-	if (st.stopped)
+	int wrc = funnel_results_write(&res, a->out);
+	exec_summary_print(stdout, &res.summary);
+	if (res.stopped)
 		fprintf(stderr,
 			"spyre-ci run: stopped; the reports hold the %zu cases that "
 			"finished\n",
-			n - s.count[EXEC_NOT_RUN]);
-	free(res);
+			res.n - res.summary.count[EXEC_NOT_RUN]);
+	size_t bad = res.summary.mandatory_bad;
+	funnel_results_finish(&res);
 	int prc = !wrc && post ? run__post_end(post) : 0;
 	run__post_destroy(post);
 	if (wrc)
 		return wrc;
 	if (prc)
 		return prc;
-	return s.mandatory_bad ? 1 : 0;
+	return bad ? 1 : 0;
 }
 
-int run__execute(const struct run_args *a, const struct spec_case_list *list)
+static int execute_list(const struct run_args *a, const struct spec_case_list *l,
+			const struct funnel_history *hist)
 {
-	size_t n = 0;
-	struct exec_case *cases = calloc(list->n + 1, sizeof(*cases));
-	bool *keep = calloc(list->n + 1, sizeof(*keep));
-	struct exec_adapters *adapters = NULL;
-	struct exec_duration *dur = NULL;
-	size_t n_dur = 0;
-	json_t *hist = NULL;
-	int rc = cases && keep ? 0 : err_set(ERR_NOMEM, "out of memory for %zu cases", list->n);
-	for (size_t i = 0; !rc && i < list->n; i++)
-		rc = exec_case_from_spec(&cases[i], &list->v[i]);
-	if (!rc) /* read without --shard too: a bad file is an error, not ignored */
-		rc = run__history(a->history, &hist, &dur, &n_dur);
-	if (!rc && a->shard_count)
-		rc = exec_shard_plan(cases, list->n, dur, n_dur, a->shard_index, a->shard_count,
-				     keep, NULL);
-	for (size_t i = 0; !rc && i < list->n; i++)
-		if (!a->shard_count || keep[i])
-			cases[n++] = cases[i];
+	const struct spec_case **v = calloc(l->n + 1, sizeof *v);
+	if (!v)
+		return err_set(ERR_NOMEM, "out of memory for %zu cases", l->n);
+	for (size_t i = 0; i < l->n; i++)
+		v[i] = &l->v[i];
+	int rc = execute(a, v, l->n, hist);
+	free(v);
+	return rc;
+}
+
+/* The cases of a selection (the four stages of `select`) or of every spec entry (--all). */
+static int run_cases(const struct run_args *a)
+{
+	struct spec_diag_list diags;
+	testspecs_diags_init(&diags);
+	struct funnel_specs_opts so = { .paths = a->specs,
+					.n_paths = a->n_specs,
+					.default_repo = a->repo,
+					.torch_root = a->repo,
+					.diags = &diags,
+					.what = "--specs" };
+	struct funnel_specs *specs = NULL;
+	struct funnel_cache *cache = NULL;
+	struct funnel_history hist;
+	struct funnel_selection sel = { 0 };
+	struct spec_case_list all;
+	testspecs_cases_init(&all);
+	/* read without --shard too: a bad file is an error, not ignored */
+	int rc = funnel_history_load(&hist, a->history);
 	if (!rc)
-		rc = run__adapters(a, &adapters);
-	if (!rc) {
-		fprintf(stderr, "spyre-ci run: %zu kernel cases%s\n", n,
-			a->shard_count ? " in this shard" : "");
-		rc = execute(a, cases, n, adapters);
+		rc = funnel_specs_load(&specs, &so);
+	specs_print_diags(stderr, &diags, false);
+	testspecs_diags_finish(&diags);
+	if (!rc && a->all) {
+		rc = funnel_all_cases(&all, specs, a->tier);
+		if (!rc)
+			rc = execute_list(a, &all, &hist);
+	} else if (!rc) {
+		struct funnel_change ch = {
+			.repo = a->repo, .base = a->base, .head = a->head, .diff_path = a->diff
+		};
+		struct funnel_select_opts o = { .tier = a->tier,
+						.budget = a->budget,
+						.history = &hist.h };
+		rc = funnel_cache_create(&cache, a->cache);
+		if (!rc)
+			rc = funnel_select(&sel, &ch, specs, cache, &o);
+		if (!rc)
+			rc = execute(a, sel.cases, sel.n_cases, &hist);
 	}
-	exec_adapters_destroy(adapters);
-	free(dur);
-	json_decref(hist);
-	free(cases);
-	free(keep);
+	funnel_selection_finish(&sel);
+	testspecs_cases_finish(&all);
+	funnel_cache_destroy(cache);
+	funnel_specs_destroy(specs);
+	funnel_history_finish(&hist);
 	return rc;
 }
 
@@ -310,7 +310,7 @@ int cmd_run_main(int argc, char **argv)
 	if (code != CLI_OK)
 		return code;
 	stop_requested = 0;
-	return exit_code(a.all ? run__all(&a) : run__selection(&a));
+	return exit_code(run_cases(&a));
 }
 
 const char cmd_run_summary[] =

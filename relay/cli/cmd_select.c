@@ -1,7 +1,6 @@
 /* `spyre-ci select`: from an upstream change to the upstream tests worth running on Spyre, in
  * four stages (changes, impact, spec eligibility, rank and budget), with the funnel and a reason
  * for every test; --json for machines, --explain TEST for every stage's decision on one test. */
-#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +9,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/err.h"
-#include "common/fsutil.h"
-#include "common/jsonx.h"
-#include "common/limits.h"
 #include "common/num.h"
-#include "select_front.h"
-#include "selector/changes.h"
-#include "selector/select.h"
-#include "testspecs/resolve.h"
-#include "testspecs/spec.h"
+#include "funnel/funnel.h"
 
 #define SELECT_SPECS_ARGS_MAX 64
 #define PROGRESS_MIN          2000 /* items before a progress bar is worth drawing */
@@ -115,148 +107,72 @@ static void progress(void *ctx, const char *what, size_t done, size_t total)
 	fflush(stderr);
 }
 
-/* ---- inputs ---- */
-
-static int read_diff(const char *path, char **out, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!f)
-		return err_set_errno(ERR_IO, "--diff %s", path);
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	int rc = buf ? 0 : err_set(ERR_NOMEM, "--diff buffer");
-	while (rc == 0) {
-		if (n == cap) {
-			char *nb = cap >= SELECT_DIFF_INPUT_MAX ? NULL : realloc(buf, cap * 2);
-			if (!nb) {
-				rc = err_set(ERR_LIMIT, "--diff %s: more than %zu bytes", path,
-					     (size_t)SELECT_DIFF_INPUT_MAX);
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0) {
-			if (ferror(f))
-				rc = err_set_errno(ERR_IO, "reading --diff %s", path);
-			break;
-		}
-	}
-	if (f != stdin)
-		fclose(f);
-	if (rc < 0) {
-		free(buf);
-		return rc;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
-static int read_changes(const struct select_args *a, struct change_set **cs)
-{
-	if (!a->diff)
-		return selector_changes_from_git(cs, a->repo, a->base, a->head, NULL);
-	char *data = NULL;
-	size_t len = 0;
-	int rc = read_diff(a->diff, &data, &len);
-	if (rc == 0)
-		rc = selector_changes_from_udiff(cs, data, len, a->diff);
-	free(data);
-	return rc;
-}
-
-static int load_specs(const struct select_args *a, struct spec_set **set)
-{
-	struct spec_roots roots = { a->repo, NULL };
-	struct spec_diag_list diags;
-	struct spec_load_opts o = { .roots = &roots, .diags = &diags };
-	char dflt[PATH_TEXT_MAX];
-	int rc = testspecs_set_create(set);
-	testspecs_diags_init(&diags);
-	if (rc == 0 && a->n_specs == 0) {
-		snprintf(dflt, sizeof dflt, "%s/spyre/specs", a->repo);
-		rc = access(dflt, R_OK) == 0
-			 ? testspecs_load_path(*set, dflt, &o)
-			 : err_set(ERR_NOTFOUND, "no --specs given and no %s", dflt);
-	}
-	for (size_t i = 0; i < a->n_specs && rc == 0; i++)
-		if ((rc = testspecs_load_path(*set, a->specs[i], &o)) < 0)
-			err_prefix("--specs %s: ", a->specs[i]);
-	for (size_t i = 0; i < diags.n; i++) {
-		char line[1024];
-		testspecs_diag_format(&diags.v[i], line, sizeof line);
-		fprintf(stderr, "spyre-ci select: %s\n", line);
-	}
-	testspecs_diags_finish(&diags);
-	return rc;
-}
-
 /* ---- the run ---- */
 
 struct run {
-	struct change_set *cs;
-	struct spec_set *specs;
-	struct spec_resolver *resolver;
-	struct front front;
-	struct select_report rep;
-	json_t *history_json;
-	struct select_history history;
+	struct funnel_specs *specs;
+	struct funnel_cache *cache;
+	struct funnel_history history;
+	struct funnel_selection sel;
 };
+
+static void print_diags(const struct spec_diag_list *diags)
+{
+	for (size_t i = 0; i < diags->n; i++) {
+		char line[1024];
+		testspecs_diag_format(&diags->v[i], line, sizeof line);
+		fprintf(stderr, "spyre-ci select: %s\n", line);
+	}
+}
 
 static int stages(struct run *r, const struct select_args *a, bool tty)
 {
-	int rc = a->history ? front_history_load(a->history, &r->history_json, &r->history) : 0;
+	struct spec_diag_list diags;
+	testspecs_diags_init(&diags);
+	struct funnel_specs_opts so = { .paths = a->specs,
+					.n_paths = a->n_specs,
+					.default_repo = a->repo,
+					.torch_root = a->repo,
+					.diags = &diags,
+					.what = "--specs" };
+	int rc = funnel_history_load(&r->history, a->history);
 	if (rc == 0)
-		rc = read_changes(a, &r->cs);
+		rc = funnel_specs_load(&r->specs, &so);
+	print_diags(&diags);
+	testspecs_diags_finish(&diags);
 	if (rc == 0)
-		rc = load_specs(a, &r->specs);
-	if (rc == 0)
-		rc = testspecs_resolver_create(&r->resolver, r->specs);
-	/* A diff's two sides: HEAD and HEAD with the blobs its `index` lines name. */
-	if (rc == 0)
-		rc = a->diff ? front_catalogs_diff(&r->front, a->repo, r->cs, a->cache)
-			     : front_catalogs(&r->front, a->repo, a->base, a->head, a->cache);
-	if (rc == 0)
-		rc = front_impact(&r->front, r->cs);
+		rc = funnel_cache_create(&r->cache, a->cache);
 	if (rc < 0)
 		return rc;
-	selector_report_set_front(&r->rep, r->front.head->n_tests, r->cs->n_files,
-				  r->front.n_cands);
-	if (r->front.impact->fallback)
-		selector_report_set_fallback(&r->rep, r->front.impact->fallback_reason);
-	struct select_stage3_opts o3 = {
+	struct funnel_change ch = {
+		.repo = a->repo, .base = a->base, .head = a->head, .diff_path = a->diff
+	};
+	struct funnel_select_opts o = {
 		.tier = a->tier,
-		.catalog_ids = r->front.ids,
-		.n_catalog = r->front.head->n_tests,
-		.catalog = a->explain ? r->front.head : NULL, /* variant by variant */
-		.opdb = r->front.head, /* @ops tests' cases from the OpInfo entries */
+		.budget = a->budget,
+		.shards = a->shards,
+		.history = &r->history.h,
+		.variants = a->explain != NULL,
 		.progress = tty ? progress : NULL,
 	};
-	rc = selector_stage3_run(&r->rep, r->specs, r->resolver, r->front.cands, r->front.n_cands,
-				 &o3);
-	if (rc == 0)
-		rc = selector_stage4_run(&r->rep, NULL, &r->history, &a->budget, a->shards);
-	return rc;
+	return funnel_select(&r->sel, &ch, r->specs, r->cache, &o);
 }
 
 static int output(const struct run *r, const struct select_args *a)
 {
 	if (a->explain) {
-		int rc = selector_report_explain(&r->rep, a->explain, stdout);
+		int rc = selector_report_explain(&r->sel.rep, a->explain, stdout);
 		return rc == 0 ? CLI_OK : CLI_FAILED;
 	}
 	if (a->json) {
-		char *s = selector_report_json(&r->rep);
+		char *s = selector_report_json(&r->sel.rep);
 		if (!s)
 			return CLI_FAILED;
 		puts(s);
 		free(s);
 		return CLI_OK;
 	}
-	return selector_report_write_text(&r->rep, stdout) == 0 ? CLI_OK : CLI_FAILED;
+	return selector_report_write_text(&r->sel.rep, stdout) == 0 ? CLI_OK : CLI_FAILED;
 }
 
 static int exit_code(int rc)
@@ -276,20 +192,12 @@ int cmd_select_main(int argc, char **argv)
 	if (code != CLI_OK)
 		return code;
 	struct run r = { 0 };
-	selector_report_init(&r.rep);
-	/* Held for the whole run: each libgit2 user inits and shuts down around its own work, and
-	 * the first init of a process loads the system's CA certificates (~4 ms each time). */
-	git_libgit2_init();
 	int rc = stages(&r, &a, isatty(STDERR_FILENO));
 	code = rc < 0 ? exit_code(rc) : output(&r, &a);
-	selector_report_finish(&r.rep);
-	front_finish(&r.front);
-	testspecs_resolver_destroy(r.resolver);
-	testspecs_set_destroy(r.specs);
-	selector_change_set_destroy(r.cs);
-	free(r.history.v);
-	json_decref(r.history_json);
-	git_libgit2_shutdown();
+	funnel_selection_finish(&r.sel);
+	funnel_cache_destroy(r.cache);
+	funnel_specs_destroy(r.specs);
+	funnel_history_finish(&r.history);
 	return code;
 }
 

@@ -193,17 +193,6 @@ void specs_print_diags(FILE *out, const struct spec_diag_list *d, bool as_errors
 	}
 }
 
-bool specs_is_opinfo(const struct spec_test *entry, const struct spec_file *file)
-{
-	for (size_t i = 0; entry && i < entry->tags.n; i++)
-		if (strncmp(entry->tags.v[i].s, "ops__", 5) == 0)
-			return true;
-	if (!file)
-		return false;
-	const char *base = strrchr(file->path.s, '/');
-	return strcmp(base ? base + 1 : file->path.s, "test_ops.py") == 0;
-}
-
 const char *specs_id_path(const struct spec_file *f)
 {
 	static const char tok[] = "${TORCH_ROOT}/";
@@ -220,25 +209,14 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		return err_set(ERR_NOMEM, "explain: out of memory");
 	struct spec_resolve_opts o = { .tier = tier };
 	int rc = testspecs_resolver_resolve(r, test_id, &o, d);
-	struct spec_case_test t = { .test_id = test_id, .tier = tier, .source_unread = !cat };
-	if (!rc) {
-		t.opinfo = specs_is_opinfo(d->entry, d->file);
-		t.family = d->file ? testspecs_family_for_path(d->file->path.s) : SPEC_FAMILY_ANY;
-	}
-	struct selector_opdb db = { 0 };
+	struct selector_case_test x;
 	if (!rc)
-		rc = selector_opdb_for(&db, cat, test_id);
-	if (!rc && cat) {
-		if (db.test)
-			t.opinfo = db.test->opset != CATALOG_OPSET_NONE;
-		t.opinfo_of = selector_opinfo_of;
-		t.runs_op = selector_runs_op;
-		t.opinfo_ctx = &db;
-	}
+		rc = selector_case_test_init(&x, test_id, cat, NULL, d, &o);
 	free(d);
-	if (!rc)
-		rc = testspecs_cases_expand(list, r, set, &t, res);
-	selector_opdb_finish(&db);
+	if (!rc) {
+		rc = testspecs_cases_expand(list, r, set, &x.ct, res);
+		selector_case_test_finish(&x);
+	}
 	return rc;
 }
 

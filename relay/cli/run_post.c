@@ -26,6 +26,7 @@
 #include "dashboard-client/job.h"
 #include "dashboard-client/outbox.h"
 #include "dashboard-client/transport.h"
+#include "funnel/funnel.h"
 #include "run_cmd.h"
 
 struct run_post {
@@ -33,7 +34,7 @@ struct run_post {
 	struct dc_transport *t;
 	struct dc_outbox *ob;
 	json_t *job; /* job.json as written */
-	char job_path[PATH_TEXT_MAX], results_path[PATH_TEXT_MAX];
+	char job_path[PATH_TEXT_MAX];
 	volatile sig_atomic_t *stop;
 	volatile sig_atomic_t once_stop; /* the first, one-pass drain */
 };
@@ -117,20 +118,15 @@ static int stamp(json_t *job, const char *key, bool keep)
 
 /* Writes job.json and reads it back through the parser `report` uses: a bad --job is found
  * before any case runs. */
-static int save_job(struct run_post *p, struct dc_job *parsed)
+static int save_job(struct run_post *p)
 {
 	char *text = jx_dumps(p->job);
 	if (!text)
 		return err_set(ERR_NOMEM, "out of memory");
 	int rc = fs_atomic_write(p->job_path, text, strlen(text), 0644);
-	if (!rc) {
-		struct dc_job j;
-		rc = dc_job_parse(&j, p->job_path, text, strlen(text));
-		if (!rc && parsed)
-			*parsed = j;
-		else if (!rc)
-			dc_job_finish(&j);
-	}
+	struct dc_job j;
+	if (!rc && !(rc = dc_job_parse(&j, p->job_path, text, strlen(text))))
+		dc_job_finish(&j);
 	free(text);
 	return rc;
 }
@@ -150,7 +146,7 @@ static int prepare_job(struct run_post *p)
 		rc = stamp(p->job, "started_at", a->job != NULL);
 	if (!rc)
 		rc = stamp(p->job, "completed_at", true);
-	return rc ? rc : save_job(p, NULL);
+	return rc ? rc : save_job(p);
 }
 
 /* ---- sending ---- */
@@ -176,27 +172,16 @@ static void once_step(enum dc_step s, void *ctx)
 		p->once_stop = 1;
 }
 
-static int enqueue(struct run_post *p, const struct dc_results *r, bool first_only)
+/* Saves job.json and queues its messages: only `in_progress` before the cases ran, every one
+ * (with results.jsonl's counts) after. */
+static int enqueue(struct run_post *p, bool first_only)
 {
-	struct dc_job job;
-	int rc = save_job(p, &job);
-	struct dc_message *ms = NULL;
-	size_t n = 0, added = 0;
-	if (!rc)
-		rc = dc_job_messages(&ms, &n, &job, r, p->a->format);
-	if (!rc) {
-		size_t k = n;
-		if (first_only)
-			for (k = 0; k < n && ms[k].seq == 0; k++)
-				;
-		rc = k ? p->ob->ops->enqueue_many(p->ob, p->a->post, ms, k, &added) : 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		dc_message_finish(&ms[i]);
-	free(ms);
-	if (!rc)
-		dc_job_finish(&job);
-	return rc;
+	int rc = save_job(p);
+	struct funnel_report r = { .dir = p->a->out,
+				   .with_results = !first_only,
+				   .statuses =
+				       first_only ? FUNNEL_STATUS(DC_STATUS_IN_PROGRESS) : 0 };
+	return rc ? rc : funnel_report_queue(p->ob, p->a->post, p->a->format, &r, NULL);
 }
 
 int run__post_begin(struct run_post **out, const struct run_args *a, volatile sig_atomic_t *stop)
@@ -208,7 +193,6 @@ int run__post_begin(struct run_post **out, const struct run_args *a, volatile si
 	p->a = a;
 	p->stop = stop;
 	snprintf(p->job_path, sizeof(p->job_path), "%s/job.json", a->out);
-	snprintf(p->results_path, sizeof(p->results_path), "%s/results.jsonl", a->out);
 	char *token = NULL, ob_path[PATH_TEXT_MAX];
 	int rc = dc_token_read_file(&token, a->token_file);
 	if (!rc) {
@@ -229,7 +213,7 @@ int run__post_begin(struct run_post **out, const struct run_args *a, volatile si
 	if (!rc && (rc = dc_outbox_sqlite_open(&p->ob, ob_path)) != 0)
 		rc = ERR_IO;
 	if (!rc)
-		rc = enqueue(p, &(struct dc_results){ 0 }, true);
+		rc = enqueue(p, true);
 	if (rc)
 		return rc;
 	struct dc_drain_opts o = { .policy = dc_retry_policy_default(),
@@ -251,13 +235,9 @@ static void print_dead(const struct dc_dead_letter *d, void *ctx)
 
 int run__post_end(struct run_post *p)
 {
-	struct dc_results r = { 0 };
 	int rc = stamp(p->job, "completed_at", false);
 	if (!rc)
-		rc = dc_results_load(&r, p->results_path);
-	if (!rc)
-		rc = enqueue(p, &r, false);
-	dc_results_finish(&r);
+		rc = enqueue(p, false);
 	if (rc)
 		return rc;
 	struct dc_drain_opts o = { .policy = dc_retry_policy_default(),

@@ -43,11 +43,6 @@ int specs_load(struct spec_set **out, const struct specs_args *a, bool strict,
  * `as_errors` prints warnings as errors (--strict). */
 void specs_print_diags(FILE *out, const struct spec_diag_list *d, bool as_errors);
 
-/* Whether the test is taken as @ops-parametrised: its entry carries a tag `ops__...`, or its
- * file is test_ops.py (every test of TestCommon iterates the op database). Without an upstream
- * checkout this is all the CLI knows. */
-bool specs_is_opinfo(const struct spec_test *entry, const struct spec_file *file);
-
 /* The id path of a file entry: its path without `${TORCH_ROOT}/` (ids are relative to it). */
 const char *specs_id_path(const struct spec_file *f);
 

@@ -14,7 +14,8 @@
 #include "daemon.h"
 #include "dashboard-client/drain.h"
 #include "dashboard-client/transport.h"
-#include "jobrun.h"
+#include "job.h"
+#include "outbox_store.h"
 #include "retention.h"
 
 #define OUTBOX_IDLE_MS 200
@@ -122,13 +123,13 @@ static void turn(struct daemon *d, struct dc_outbox *ob, struct target *tg,
 void *outbox_main(void *arg)
 {
 	struct daemon *d = arg;
-	struct jobrun jr = { 0 };
+	struct dc_outbox *ob = NULL;
 	struct store *s = NULL;
 	struct cfg_ref *cfg = daemon_cfg_get(d);
 	int rc = store_sqlite_open(&s, cfg->c.state_dir);
 	daemon_cfg_put(cfg);
-	if (rc == 0)
-		rc = jobrun_open(&jr, s);
+	if (rc == 0) /* on this thread's own store handle */
+		rc = outbox_store_open(&ob, s, false);
 	if (rc < 0) {
 		log_error("outbox: %s", err_last());
 		store_close(s);
@@ -140,7 +141,7 @@ void *outbox_main(void *arg)
 	while (!atomic_load(&d->stopping)) {
 		cfg = daemon_cfg_get(d);
 		for (int i = 0; i < 2 && !atomic_load(&d->stopping); i++)
-			turn(d, jr.ob, &tg[i], cfg);
+			turn(d, ob, &tg[i], cfg);
 		int64_t now = clock_wall_ms();
 		if (now >= next_sweep) {
 			retention_sweep(d, s, &cfg->c, now);
@@ -151,7 +152,7 @@ void *outbox_main(void *arg)
 	}
 	for (int i = 0; i < 2; i++)
 		dc_transport_destroy(tg[i].t);
-	jobrun_close(&jr);
+	dc_outbox_destroy(ob);
 	store_close(s);
 	return NULL;
 }

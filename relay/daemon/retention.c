@@ -1,5 +1,5 @@
 /* Retention (retention.h): the store's rows through store->retention, the report directories
- * here. A report directory is flat (the files jobrun.c writes), so removing it is unlinking
+ * here. A report directory is flat (the files job.c writes), so removing it is unlinking
  * its files and then the directory; anything else in it (a subdirectory someone put there)
  * makes the rmdir fail, and the directory is left with a warning. */
 #include "retention.h"

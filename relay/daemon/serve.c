@@ -1,46 +1,39 @@
-/* `spyre-ci serve`: load the configuration, start the daemon, and wait for signals in the main
- * thread. A handler (run by whichever thread the kernel picks, including threads that
- * libraries start before main(), such as OpenBLAS's pool) only writes the signal's number to a
- * pipe; the main thread reads it: SIGTERM and SIGINT drain and exit 0, SIGHUP reloads the
- * configuration (a bad file is logged and the running one stays). */
+/* The daemon's public entry points (daemon/serve.h). serve_run() loads the configuration,
+ * starts the daemon and waits for signals in the calling thread. A handler (run by whichever
+ * thread the kernel picks, including threads that libraries start before main(), such as
+ * OpenBLAS's pool) only writes the signal's number to a pipe; the waiting thread reads it:
+ * SIGTERM and SIGINT drain and return, SIGHUP reloads the configuration (a bad file is logged
+ * and the running one stays). serve_start() and friends are the same daemon for a caller that
+ * keeps its own signals (the demo). */
+#include "daemon/serve.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <git2.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "config.h"
 #include "daemon.h"
-#include <git2.h>
+#include "pages.h"
 
-const char cmd_serve_summary[] = "run the daemon: webhooks, poller, durable job queue, workers";
-const char cmd_serve_help[] =
-    "Usage: spyre-ci serve --config FILE [--check-config]\n"
-    "       spyre-ci serve --config-reference\n"
-    "\n"
-    "Runs the spyre-ci daemon: POST /github/webhook takes GitHub deliveries (signed with\n"
-    "X-Hub-Signature-256), a poller fetches upstream into a mirror in state_dir, workers\n"
-    "select tests for each job, run their kernel cases and queue the results for the\n"
-    "dashboard, which a sender posts; GET /healthz, /readyz, /metrics and /api/jobs show\n"
-    "its state.\n"
-    "docs/configuration.md lists every key.\n"
-    "\n"
-    "  --config FILE    the YAML configuration (required)\n"
-    "  --check-config   validate FILE (and read the webhook secret) and exit: 0 if valid,\n"
-    "                   2 with file:line:col and the problem if not\n"
-    "  --config-reference  print every key (type, default, SIGHUP) as a Markdown table\n"
-    "\n"
-    "Signals: SIGTERM or SIGINT stop accepting, commit what was accepted, let workers finish\n"
-    "or release their jobs, and exit 0. SIGHUP reloads the keys marked reloadable.\n";
-
-static const struct cli_command *self(void)
+int serve_config_check(const char *path)
 {
-	return cli_find("serve");
+	struct config cfg;
+	int rc = config_load(&cfg, path);
+	if (rc == 0)
+		config_finish(&cfg);
+	return rc;
+}
+
+void serve_config_reference(FILE *out)
+{
+	config_write_reference(out);
 }
 
 static int reload(struct daemon *d, const char *path)
@@ -68,7 +61,7 @@ static void on_signal(int sig)
 
 static int signals_install(void)
 {
-	if (pipe(sig_pipe) < 0)
+	if (sig_pipe[0] < 0 && pipe(sig_pipe) < 0)
 		return err_set_errno(ERR_IO, "serve: pipe");
 	fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
 	fcntl(sig_pipe[0], F_SETFD, FD_CLOEXEC);
@@ -100,52 +93,92 @@ static void wait_signals(struct daemon *d, const char *path)
 	}
 }
 
-int cmd_serve_main(int argc, char **argv)
+int serve_run(const char *path)
 {
-	const char *path = NULL;
-	int check = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--config") && i + 1 < argc)
-			path = argv[++i];
-		else if (!strcmp(argv[i], "--check-config"))
-			check = 1;
-		else if (!strcmp(argv[i], "--config-reference")) {
-			config_write_reference(stdout);
-			return CLI_OK;
-		} else
-			return cli_usage_error(self(), "unknown or incomplete option '%s'",
-					       argv[i]);
-	}
-	if (!path)
-		return cli_usage_error(self(), "--config FILE is required");
 	struct config cfg;
-	if (config_load(&cfg, path) < 0) {
-		fprintf(stderr, "spyre-ci serve: %s\n", err_last());
-		return CLI_USAGE;
-	}
-	if (check) {
-		printf("%s: ok\n", path);
-		config_finish(&cfg);
-		return CLI_OK;
-	}
+	int rc = config_load(&cfg, path);
+	if (rc < 0)
+		return rc;
 	enum log_level lvl;
 	if (log_level_parse(&lvl, cfg.log_level) == 0 && log_get_level() == LOG_INFO)
 		log_set_level(lvl);
-	if (signals_install() < 0) {
-		log_error("%s", err_last());
+	if ((rc = signals_install()) < 0) {
 		config_finish(&cfg);
-		return CLI_FAILED;
+		return rc;
 	}
 	git_libgit2_init();
 	struct daemon *d;
-	if (daemon_start(&d, &cfg, NULL) < 0) { /* cfg is the daemon's (or freed) from here */
-		log_error("serve: %s", err_last());
-		git_libgit2_shutdown();
-		return CLI_FAILED;
+	rc = daemon_start(&d, &cfg, NULL); /* cfg is the daemon's (or freed) from here */
+	if (rc == 0) {
+		wait_signals(d, path);
+		daemon_stop(d);
+		log_info("stopped");
 	}
-	wait_signals(d, path);
-	daemon_stop(d);
 	git_libgit2_shutdown();
-	log_info("stopped");
-	return CLI_OK;
+	return rc;
+}
+
+/* ---- an embedded daemon ---- */
+
+struct serve {
+	struct daemon *d;
+};
+
+int serve_start(struct serve **out, const char *path)
+{
+	*out = NULL;
+	struct serve *s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set(ERR_NOMEM, "out of memory");
+	struct config cfg;
+	int rc = config_load(&cfg, path);
+	if (rc == 0) {
+		git_libgit2_init();
+		rc = daemon_start(&s->d, &cfg, NULL); /* cfg is the daemon's (or freed) */
+		if (rc < 0)
+			git_libgit2_shutdown();
+	}
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int serve_port(const struct serve *s)
+{
+	return s->d->port;
+}
+
+int64_t serve_job_for_head(struct serve *s, const char *head, char event[24])
+{
+	struct job_row rows[32];
+	size_t n = 0;
+	struct daemon *d = s->d;
+	pthread_mutex_lock(&d->read_mu);
+	int rc = d->read_store->ops->job_list(d->read_store, rows, &n, 32, 0);
+	pthread_mutex_unlock(&d->read_mu);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) /* newest first */
+		if (!strcmp(rows[i].head, head)) {
+			snprintf(event, 24, "%s", rows[i].event);
+			return rows[i].id;
+		}
+	return 0;
+}
+
+json_t *serve_job_view(struct serve *s, int64_t id)
+{
+	return pages_job_json(s->d, id);
+}
+
+void serve_stop(struct serve *s)
+{
+	if (!s)
+		return;
+	daemon_stop(s->d);
+	git_libgit2_shutdown();
+	free(s);
 }

@@ -1,8 +1,8 @@
-/* Workers: claim a job with a lease, make sure both ends of its range are in the mirror, run
- * the selector (stages 1-4, its caches kept in the worker between jobs), record the selection,
- * expand the scheduled tests into kernel cases and run them (jobrun.h: the executors' fork pool,
- * the reports, the results, the dashboard messages). A lease keeper thread renews the lease
- * while the job runs; every write of the job checks the lease in its own transaction. */
+/* Workers: claim a job with a lease, make sure both ends of its range are in the mirror, take it
+ * through the funnel (funnel.h: stages 1-4, the kernel cases, their run; the selector's cache and
+ * the specs kept in the worker between jobs), record the selection and the results, and queue
+ * the dashboard's messages (job.h). A lease keeper thread renews the lease while the job runs;
+ * every write of the job checks the lease in its own transaction. */
 #ifndef RELAY_DAEMON_WORKER_H
 #define RELAY_DAEMON_WORKER_H
 

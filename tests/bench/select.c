@@ -25,9 +25,10 @@
 #include "common/err.h"
 #include "common/limits.h"
 #include "git_floor.h"
-#include "select_front.h"
+#include "selector/catalog.h"
 #include "selector/changes.h"
 #include "selector/fixture.h"
+#include "selector/impact.h"
 #include "selector/select.h"
 #include "testspecs/resolve.h"
 #include "testspecs/spec.h"
@@ -169,7 +170,10 @@ static void select_range(const struct env *e, struct catalog_cache *cache, const
 			 const char *head, struct sel_out *so)
 {
 	struct change_set *cs = NULL;
-	struct front f = { .cache = cache };
+	struct catalog *head_cat = NULL, *base_cat = NULL;
+	struct impact_result *impact = NULL;
+	struct select_candidates cands;
+	const char **ids;
 	struct select_report rep;
 	double part[5];
 	uint64_t t = clock_mono_ns(), t1;
@@ -178,42 +182,47 @@ static void select_range(const struct env *e, struct catalog_cache *cache, const
 		die("stage 1");
 	part[0] = clock_elapsed_s(t, t1 = clock_mono_ns());
 	t = t1;
-	if (selector_catalog_build(&f.head, e->repo, head, cache) != 0)
+	if (selector_catalog_build(&head_cat, e->repo, head, cache) != 0)
 		die("the head catalog");
 	size_t before = selector_catalog_cache_scans(cache);
-	if (selector_catalog_build(&f.base, e->repo, base, cache) != 0)
+	if (selector_catalog_build(&base_cat, e->repo, base, cache) != 0)
 		die("the base catalog");
 	so->base_scans = selector_catalog_cache_scans(cache) - before;
-	f.ids = malloc((f.head->n_tests + 1) * sizeof *f.ids);
-	if (!f.ids)
+	ids = malloc((head_cat->n_tests + 1) * sizeof *ids);
+	if (!ids)
 		die("out of memory");
-	for (size_t i = 0; i < f.head->n_tests; i++)
-		f.ids[i] = f.head->tests[i].id;
+	for (size_t i = 0; i < head_cat->n_tests; i++)
+		ids[i] = head_cat->tests[i].id;
 	part[1] = clock_elapsed_s(t, t1 = clock_mono_ns());
 	t = t1;
-	if (front_impact(&f, cs) != 0)
+	if (selector_impact_run(&impact, cs, base_cat, head_cat, NULL) < 0 ||
+	    selector_candidates_make(&cands, impact, head_cat, base_cat) != 0)
 		die("stage 2");
 	part[2] = clock_elapsed_s(t, t1 = clock_mono_ns());
 	t = t1;
-	selector_report_set_front(&rep, f.head->n_tests, cs->n_files, f.n_cands);
-	if (f.impact->fallback)
-		selector_report_set_fallback(&rep, f.impact->fallback_reason);
-	struct select_stage3_opts o3 = { .catalog_ids = f.ids,
-					 .n_catalog = f.head->n_tests,
+	selector_report_set_front(&rep, head_cat->n_tests, cs->n_files, cands.n);
+	if (impact->fallback)
+		selector_report_set_fallback(&rep, impact->fallback_reason);
+	struct select_stage3_opts o3 = { .catalog_ids = ids,
+					 .n_catalog = head_cat->n_tests,
+					 .opdb = head_cat,
 					 .drift_memo = e->memo };
-	if (selector_stage3_run(&rep, e->specs, e->resolver, f.cands, f.n_cands, &o3) != 0)
+	if (selector_stage3_run(&rep, e->specs, e->resolver, cands.v, cands.n, &o3) != 0)
 		die("stage 3");
 	part[3] = clock_elapsed_s(t, t1 = clock_mono_ns());
 	t = t1;
 	if (selector_stage4_run(&rep, NULL, NULL, NULL, 0) != 0)
 		die("stage 4");
 	part[4] = clock_elapsed_s(t, clock_mono_ns());
-	*so = (struct sel_out){ cs->n_files,       f.n_cands,      rep.stages[2].out,
+	*so = (struct sel_out){ cs->n_files,       cands.n,        rep.stages[2].out,
 				rep.stages[3].out, so->base_scans, rep.fallback };
 	memcpy(so->part, part, sizeof part);
 	selector_report_finish(&rep);
-	f.cache = NULL; /* the caller's */
-	front_finish(&f);
+	selector_candidates_finish(&cands);
+	free(ids);
+	selector_impact_result_destroy(impact);
+	selector_catalog_destroy(base_cat);
+	selector_catalog_destroy(head_cat);
 	selector_change_set_destroy(cs);
 }
 
