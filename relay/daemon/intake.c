@@ -123,6 +123,16 @@ int intake_submit(struct intake *in, struct intake_item *it)
 	return p.rc < 0 ? err_set(p.rc, "the store could not commit the delivery") : 0;
 }
 
+size_t intake_queued(struct intake *in)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&in->mu);
+	for (const struct pending *p = in->head; p; p = p->next)
+		n++;
+	pthread_mutex_unlock(&in->mu);
+	return n;
+}
+
 void intake_destroy(struct intake *in)
 {
 	if (!in)

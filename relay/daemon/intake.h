@@ -16,6 +16,9 @@ struct intake;
 int intake_create(struct intake **out, struct store *store, struct metrics *m);
 /* Commits `it` (its job_id and duplicate filled in); 0, or the store's error for the batch. */
 int intake_submit(struct intake *in, struct intake_item *it);
+/* How many submitted deliveries wait for the writer to take them (not those of the batch being
+ * committed): read-only, so that a test can tell when a group has formed. */
+size_t intake_queued(struct intake *in);
 /* Commits what is queued, stops the writer, closes the store. NULL is a no-op. */
 void intake_destroy(struct intake *in);
 
