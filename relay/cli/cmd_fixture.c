@@ -12,7 +12,7 @@
 #include "common/jsonx.h"
 #include "common/limits.h"
 #include "common/num.h"
-#include "selector/fixture.h"
+#include "fixture/fixture.h"
 
 static const struct cli_command *self(void)
 {

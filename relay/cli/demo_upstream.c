@@ -19,7 +19,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "demo.h"
-#include "selector/fixture.h"
+#include "fixture/fixture.h"
 
 #define DEMO_SPEC      "spyre/specs/upstream_tests.yaml"
 #define DEMO_MARK      "# spyre-ci demo: a tolerance no float16 softmax can meet"

@@ -14,9 +14,9 @@
 
 #include "common/err.h"
 #include "common/fsutil.h"
+#include "fixture/fixture.h"
 #include "select_helpers.h"
 #include "selector/catalog.h"
-#include "selector/fixture.h"
 #include "spyre-emu/ops.h"
 #include "testspecs/cases.h"
 

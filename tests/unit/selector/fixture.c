@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "fixture/fixture.h"
 #include "gitrepo.h"
-#include "selector/fixture.h"
 
 static char dir_a[64], dir_b[64];
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "common/err.h"
-#include "selector/fixture.h"
+#include "fixture/fixture.h"
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {

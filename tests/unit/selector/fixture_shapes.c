@@ -12,7 +12,7 @@
 
 #include "common/err.h"
 #include "common/fsutil.h"
-#include "selector/fixture.h"
+#include "fixture/fixture.h"
 
 static const char *const shapes[] = {
 	"direct",   "helper",        "internal_helper", "alias_from", "alias_module",

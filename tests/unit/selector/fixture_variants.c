@@ -13,8 +13,8 @@
 
 #include "common/err.h"
 #include "common/fsutil.h"
+#include "fixture/fixture.h"
 #include "selector/catalog.h"
-#include "selector/fixture.h"
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {

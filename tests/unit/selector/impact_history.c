@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "fixture/fixture.h"
 #include "gitrepo.h"
 #include "selector/catalog.h"
 #include "selector/changes.h"
-#include "selector/fixture.h"
 #include "selector/impact.h"
 
 static const struct impact_candidate *candidate(const struct impact_result *r, const char *id)

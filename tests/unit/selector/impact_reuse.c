@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "fixture/fixture.h"
 #include "gitrepo.h"
 #include "selector/catalog.h"
 #include "selector/changes.h"
-#include "selector/fixture.h"
 #include "selector/impact.h"
 
 #define WARM_BLOBS_MAX 260 /* the small history's catalogs hold ~150 blobs, 4 kept hold more */
