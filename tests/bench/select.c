@@ -38,7 +38,7 @@
 
 struct opts {
 	const char *repo;
-	enum selector_fixture_scale scale;
+	enum fixture_scale scale;
 	unsigned long long seed;
 	int json, smoke;
 };
@@ -97,11 +97,9 @@ static double generate(const char *out, const struct opts *o)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		struct selector_fixture_opts fo = { .out = out,
-						    .scale = o->scale,
-						    .seed = o->seed };
-		struct selector_fixture_stats st;
-		if (selector_fixture_generate(&fo, &st) != 0) {
+		struct fixture_opts fo = { .out = out, .scale = o->scale, .seed = o->seed };
+		struct fixture_stats st;
+		if (fixture_generate(&fo, &st) != 0) {
 			fprintf(stderr, "bench-select: generate: %s\n", err_last());
 			_exit(1);
 		}
@@ -250,13 +248,13 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			o->json = 1;
 		else if (!strcmp(argv[i], "--smoke"))
-			o->smoke = 1, o->scale = SELECTOR_FIXTURE_SMALL;
+			o->smoke = 1, o->scale = FIXTURE_SMALL;
 		else if (!strcmp(argv[i], "--repo") && v)
 			o->repo = v, i++;
 		else if (!strcmp(argv[i], "--seed") && v)
 			o->seed = strtoull(v, NULL, 10), i++;
 		else if (!strcmp(argv[i], "--scale") && v) {
-			if (selector_fixture_scale_parse(&o->scale, v) != 0)
+			if (fixture_scale_parse(&o->scale, v) != 0)
 				return -1;
 			i++;
 		} else
@@ -267,7 +265,7 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .scale = SELECTOR_FIXTURE_PYTORCH, .seed = 7 };
+	struct opts o = { .scale = FIXTURE_PYTORCH, .seed = 7 };
 	if (parse_opts(&o, argc, argv) != 0) {
 		fprintf(stderr,
 			"usage: bench-select [--repo DIR | --scale small|pytorch] [--seed N] "

@@ -39,14 +39,14 @@ static void drop_dirs(void)
 	git_libgit2_shutdown();
 }
 
-static void gen(const char *out, uint64_t seed, int commits, struct selector_fixture_stats *st)
+static void gen(const char *out, uint64_t seed, int commits, struct fixture_stats *st)
 {
-	struct selector_fixture_opts o = { .out = out,
-					   .scale = SELECTOR_FIXTURE_SMALL,
-					   .seed = seed,
-					   .commits = commits,
-					   .no_checkout = 1 };
-	int rc = selector_fixture_generate(&o, st);
+	struct fixture_opts o = { .out = out,
+				  .scale = FIXTURE_SMALL,
+				  .seed = seed,
+				  .commits = commits,
+				  .no_checkout = 1 };
+	int rc = fixture_generate(&o, st);
 	cr_assert_eq(rc, 0, "generate: %s", err_last());
 }
 
@@ -89,7 +89,7 @@ TestSuite(fixture, .init = make_dirs, .fini = drop_dirs, .timeout = 120);
 
 Test(fixture, same_seed_same_commits)
 {
-	struct selector_fixture_stats a, b;
+	struct fixture_stats a, b;
 	gen(dir_a, 42, 0, &a);
 	gen(dir_b, 42, 0, &b);
 	cr_assert_str_eq(a.head, b.head);
@@ -105,14 +105,14 @@ Test(fixture, same_seed_same_commits)
 
 Test(fixture, refuses_a_non_empty_directory)
 {
-	struct selector_fixture_stats st;
+	struct fixture_stats st;
 	gen(dir_a, 1, 10, &st);
-	struct selector_fixture_opts o = { .out = dir_a, .seed = 1 };
-	cr_assert_eq(selector_fixture_generate(&o, NULL), ERR_EXISTS);
-	enum selector_fixture_scale sc;
-	cr_assert_eq(selector_fixture_scale_parse(&sc, "pytorch"), 0);
-	cr_assert_eq(sc, SELECTOR_FIXTURE_PYTORCH);
-	cr_assert_eq(selector_fixture_scale_parse(&sc, "huge"), ERR_INVAL);
+	struct fixture_opts o = { .out = dir_a, .seed = 1 };
+	cr_assert_eq(fixture_generate(&o, NULL), ERR_EXISTS);
+	enum fixture_scale sc;
+	cr_assert_eq(fixture_scale_parse(&sc, "pytorch"), 0);
+	cr_assert_eq(sc, FIXTURE_PYTORCH);
+	cr_assert_eq(fixture_scale_parse(&sc, "huge"), ERR_INVAL);
 }
 
 static size_t count_tree(git_repository *r, const git_tree *t, size_t *tests_py)
@@ -138,7 +138,7 @@ static size_t count_tree(git_repository *r, const git_tree *t, size_t *tests_py)
 
 Test(fixture, repository_has_the_counts_claimed)
 {
-	struct selector_fixture_stats st;
+	struct fixture_stats st;
 	gen(dir_a, 7, 0, &st);
 	cr_assert_eq(st.commits, 100);
 	cr_assert_geq(st.merges, 2);
@@ -259,7 +259,7 @@ static int test_in_tree(git_repository *r, git_commit *c, const char *id)
 
 Test(fixture, ground_truth_agrees_with_the_history)
 {
-	struct selector_fixture_stats st;
+	struct fixture_stats st;
 	gen(dir_a, 9, 300, &st);
 	json_t *cl = lines(dir_a, "commits.jsonl");
 	cr_assert_eq(json_array_size(cl), st.commits);

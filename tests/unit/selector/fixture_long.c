@@ -23,11 +23,11 @@ Test(fixture_long, pytorch_scale_counts, .timeout = 600)
 	char dir[64];
 	snprintf(dir, sizeof(dir), "/tmp/fixture-long-XXXXXX");
 	cr_assert(mkdtemp(dir));
-	struct selector_fixture_opts o = {
-		.out = dir, .scale = SELECTOR_FIXTURE_PYTORCH, .seed = 7, .no_checkout = 1
+	struct fixture_opts o = {
+		.out = dir, .scale = FIXTURE_PYTORCH, .seed = 7, .no_checkout = 1
 	};
-	struct selector_fixture_stats st;
-	int rc = selector_fixture_generate(&o, &st);
+	struct fixture_stats st;
+	int rc = fixture_generate(&o, &st);
 	nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 	cr_assert_eq(rc, 0, "%s", err_last());
 	cr_assert_geq(st.files, 20000);

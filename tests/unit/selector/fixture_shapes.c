@@ -31,10 +31,10 @@ static char *gen(int basic)
 {
 	char *dir = strdup("/tmp/fixture-shapes-XXXXXX");
 	cr_assert(dir && mkdtemp(dir));
-	struct selector_fixture_opts o = {
-		.out = dir, .scale = SELECTOR_FIXTURE_SMALL, .seed = 2, .shapes_basic = basic
+	struct fixture_opts o = {
+		.out = dir, .scale = FIXTURE_SMALL, .seed = 2, .shapes_basic = basic
 	};
-	cr_assert_eq(selector_fixture_generate(&o, NULL), 0, "%s", err_last());
+	cr_assert_eq(fixture_generate(&o, NULL), 0, "%s", err_last());
 	return dir;
 }
 

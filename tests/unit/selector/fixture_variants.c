@@ -52,10 +52,8 @@ static void check_seed(unsigned seed, size_t *tests, size_t *variants)
 {
 	char dir[] = "/tmp/fixture-variants-XXXXXX";
 	cr_assert(mkdtemp(dir));
-	struct selector_fixture_opts o = {
-		.out = dir, .scale = SELECTOR_FIXTURE_SMALL, .seed = seed, .commits = 8
-	};
-	cr_assert_eq(selector_fixture_generate(&o, NULL), 0, "%s", err_last());
+	struct fixture_opts o = { .out = dir, .scale = FIXTURE_SMALL, .seed = seed, .commits = 8 };
+	cr_assert_eq(fixture_generate(&o, NULL), 0, "%s", err_last());
 	struct catalog_cache *cache;
 	struct catalog *cat = NULL;
 	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
