@@ -94,7 +94,7 @@ static void check_seed(unsigned seed, size_t *tests, size_t *variants)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-Test(fixture_variants, catalog_equals_the_truth_test_by_test)
+Test(catalog_variants_truth, catalog_equals_the_truth_test_by_test)
 {
 	size_t tests = 0, variants = 0;
 	for (unsigned seed = 1; seed <= 3; seed++)
