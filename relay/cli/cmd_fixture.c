@@ -1,6 +1,6 @@
 /* `spyre-ci fixture`: generated test material. `fixture upstream` writes a synthetic git
  * repository shaped like PyTorch, with the ground truth of every commit beside it, for the
- * selector's tests, its benchmarks and the demo (see selector/fixture.h). */
+ * selector's tests, its benchmarks and the demo (see fixture/fixture.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Benchmark of the selector on a generated PyTorch-shaped upstream (selector/fixture.h), each
+/* Benchmark of the selector on a generated PyTorch-shaped upstream (fixture/fixture.h), each
  * figure beside `git diff --name-only` on the same range, run in the same process run (git is
  * spawned with an argv, no shell; without git the floors are skipped and said so):
  *   - a cold catalog build of the head tree (empty tree..HEAD for git);
