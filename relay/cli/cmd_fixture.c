@@ -1,6 +1,6 @@
 /* `spyre-ci fixture`: generated test material. `fixture upstream` writes a synthetic git
  * repository shaped like PyTorch, with the ground truth of every commit beside it, for the
- * selector's tests, its benchmarks and the demo (see selector/fixture.h). */
+ * selector's tests, its benchmarks and the demo (see fixture/fixture.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,15 +12,14 @@
 #include "common/jsonx.h"
 #include "common/limits.h"
 #include "common/num.h"
-#include "selector/fixture.h"
+#include "fixture/fixture.h"
 
 static const struct cli_command *self(void)
 {
 	return cli_find("fixture");
 }
 
-static int print_stats(const struct selector_fixture_opts *o,
-		       const struct selector_fixture_stats *s, int json)
+static int print_stats(const struct fixture_opts *o, const struct fixture_stats *s, int json)
 {
 	if (json) {
 		json_t *j = json_object();
@@ -58,7 +57,7 @@ static int print_stats(const struct selector_fixture_opts *o,
 
 static int cmd_upstream(int argc, char **argv)
 {
-	struct selector_fixture_opts o = { .scale = SELECTOR_FIXTURE_SMALL };
+	struct fixture_opts o = { .scale = FIXTURE_SMALL };
 	int json = 0, have_seed = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -76,7 +75,7 @@ static int cmd_upstream(int argc, char **argv)
 		if (!strcmp(a, "--out")) {
 			o.out = v;
 		} else if (!strcmp(a, "--scale")) {
-			if (selector_fixture_scale_parse(&o.scale, v))
+			if (fixture_scale_parse(&o.scale, v))
 				return cli_usage_error(self(), "%s", err_last());
 		} else if (!strcmp(a, "--seed")) {
 			if (num_parse_u64(&o.seed, v, 0, UINT64_MAX))
@@ -99,8 +98,8 @@ static int cmd_upstream(int argc, char **argv)
 	if (!have_seed)
 		return cli_usage_error(self(),
 				       "upstream needs --seed N (the same seed, the same ids)");
-	struct selector_fixture_stats s;
-	int rc = selector_fixture_generate(&o, &s);
+	struct fixture_stats s;
+	int rc = fixture_generate(&o, &s);
 	if (rc) {
 		fprintf(stderr, "spyre-ci fixture upstream: %s\n", err_last());
 		return rc == ERR_INVAL || rc == ERR_EXISTS ? CLI_USAGE : CLI_FAILED;

@@ -19,7 +19,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "demo.h"
-#include "selector/fixture.h"
+#include "fixture/fixture.h"
 
 #define DEMO_SPEC      "spyre/specs/upstream_tests.yaml"
 #define DEMO_MARK      "# spyre-ci demo: a tolerance no float16 softmax can meet"
@@ -215,14 +215,14 @@ static int break_spec(struct demo_upstream *u, const char *spec)
 
 static int generate(const struct demo_upstream *u)
 {
-	struct selector_fixture_opts o = {
+	struct fixture_opts o = {
 		.out = u->dir,
-		.scale = SELECTOR_FIXTURE_SMALL,
+		.scale = FIXTURE_SMALL,
 		.seed = DEMO_SEED,
 		.commits = DEMO_COMMITS,
 	};
-	struct selector_fixture_stats st;
-	int rc = selector_fixture_generate(&o, &st);
+	struct fixture_stats st;
+	int rc = fixture_generate(&o, &st);
 	if (rc == 0)
 		printf(
 		    "generated a sample upstream shaped like PyTorch in %s: %zu files, %zu tests, "

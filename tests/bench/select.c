@@ -1,4 +1,4 @@
-/* Benchmark of the selector on a generated PyTorch-shaped upstream (selector/fixture.h), each
+/* Benchmark of the selector on a generated PyTorch-shaped upstream (fixture/fixture.h), each
  * figure beside `git diff --name-only` on the same range, run in the same process run (git is
  * spawned with an argv, no shell; without git the floors are skipped and said so):
  *   - a cold catalog build of the head tree (empty tree..HEAD for git);
@@ -24,10 +24,10 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/limits.h"
+#include "fixture/fixture.h"
 #include "git_floor.h"
 #include "selector/catalog.h"
 #include "selector/changes.h"
-#include "selector/fixture.h"
 #include "selector/impact.h"
 #include "selector/select.h"
 #include "testspecs/resolve.h"
@@ -39,7 +39,7 @@
 
 struct opts {
 	const char *repo;
-	enum selector_fixture_scale scale;
+	enum fixture_scale scale;
 	unsigned long long seed;
 	int json, smoke;
 };
@@ -98,11 +98,9 @@ static double generate(const char *out, const struct opts *o)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		struct selector_fixture_opts fo = { .out = out,
-						    .scale = o->scale,
-						    .seed = o->seed };
-		struct selector_fixture_stats st;
-		if (selector_fixture_generate(&fo, &st) != 0) {
+		struct fixture_opts fo = { .out = out, .scale = o->scale, .seed = o->seed };
+		struct fixture_stats st;
+		if (fixture_generate(&fo, &st) != 0) {
 			fprintf(stderr, "bench-select: generate: %s\n", err_last());
 			_exit(1);
 		}
@@ -259,13 +257,13 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			o->json = 1;
 		else if (!strcmp(argv[i], "--smoke"))
-			o->smoke = 1, o->scale = SELECTOR_FIXTURE_SMALL;
+			o->smoke = 1, o->scale = FIXTURE_SMALL;
 		else if (!strcmp(argv[i], "--repo") && v)
 			o->repo = v, i++;
 		else if (!strcmp(argv[i], "--seed") && v)
 			o->seed = strtoull(v, NULL, 10), i++;
 		else if (!strcmp(argv[i], "--scale") && v) {
-			if (selector_fixture_scale_parse(&o->scale, v) != 0)
+			if (fixture_scale_parse(&o->scale, v) != 0)
 				return -1;
 			i++;
 		} else
@@ -276,7 +274,7 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .scale = SELECTOR_FIXTURE_PYTORCH, .seed = 7 };
+	struct opts o = { .scale = FIXTURE_PYTORCH, .seed = 7 };
 	if (parse_opts(&o, argc, argv) != 0) {
 		fprintf(stderr,
 			"usage: bench-select [--repo DIR | --scale small|pytorch] [--seed N] "

@@ -37,9 +37,9 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
+#include "fixture/fixture.h"
 #include "selector/catalog.h"
 #include "selector/changes.h"
-#include "selector/fixture.h"
 #include "selector/impact.h"
 #include "selector/select.h"
 #include "testspecs/resolve.h"
@@ -697,14 +697,14 @@ static double generate(char *dir, size_t size, const struct args *a)
 	snprintf(dir, size, "/tmp/bench-select-eval-XXXXXX");
 	if (!mkdtemp(dir))
 		die("mkdtemp");
-	struct selector_fixture_opts o = {
+	struct fixture_opts o = {
 		.out = dir,
-		.scale = a->smoke ? SELECTOR_FIXTURE_SMALL : SELECTOR_FIXTURE_PYTORCH,
+		.scale = a->smoke ? FIXTURE_SMALL : FIXTURE_PYTORCH,
 		.seed = a->seed,
 		.shapes_basic = a->shapes && !strcmp(a->shapes, "basic"),
 	};
-	struct selector_fixture_stats st;
-	if (selector_fixture_generate(&o, &st) < 0)
+	struct fixture_stats st;
+	if (fixture_generate(&o, &st) < 0)
 		die("generate");
 	fprintf(stderr, "generated %zu files, %zu tests, %zu commits in %.1f s: %s\n", st.files,
 		st.tests, st.commits, st.seconds, dir);

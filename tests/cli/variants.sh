@@ -2,7 +2,7 @@
 # Test variants by execution: the generated upstream's test/test_op_variants.py is imported
 # under plain python3 and the test methods its instantiation creates (tests/tools/
 # variants_exec.py) are exactly .ground_truth/variants.jsonl, which the catalog equals test by
-# test (tests/unit/selector/fixture_variants.c).
+# test (tests/unit/selector/catalog_variants_truth.c).
 # Usage: variants.sh PATH/TO/spyre-ci PATH/TO/variants_exec.py
 set -u
 cli_name=variants-cli

@@ -66,7 +66,7 @@
 #define SELECT_DIFF_INPUT_MAX (256 * MIB) /* --diff FILE|- read into memory */
 #define SELECT_HISTORY_MAX    (64 * MIB)  /* --history FILE (JSON) */
 
-/* ---- the synthetic upstream (selector fixture) ---- */
+/* ---- the synthetic upstream (fixture/) ---- */
 #define FIXTURE_FILE_MAX       (64 * MIB)  /* one rendered file */
 #define FIXTURE_TRUTH_LINE_MAX (256 * MIB) /* one commits.jsonl line (affected ids) */
 #define FIXTURE_COMMITS_MAX    1000000

@@ -14,9 +14,9 @@
 
 #include "common/err.h"
 #include "common/fsutil.h"
+#include "fixture/fixture.h"
 #include "select_helpers.h"
 #include "selector/catalog.h"
-#include "selector/fixture.h"
 #include "spyre-emu/ops.h"
 #include "testspecs/cases.h"
 
@@ -37,10 +37,10 @@ static void up_open(struct up *u, unsigned seed)
 {
 	snprintf(u->dir, sizeof u->dir, "/tmp/catalog-opinfo-XXXXXX");
 	cr_assert(mkdtemp(u->dir));
-	struct selector_fixture_opts o = {
-		.out = u->dir, .scale = SELECTOR_FIXTURE_SMALL, .seed = seed, .commits = 6
+	struct fixture_opts o = {
+		.out = u->dir, .scale = FIXTURE_SMALL, .seed = seed, .commits = 6
 	};
-	cr_assert_eq(selector_fixture_generate(&o, NULL), 0, "%s", err_last());
+	cr_assert_eq(fixture_generate(&o, NULL), 0, "%s", err_last());
 	cr_assert_eq(selector_catalog_cache_create(&u->cache, 0), 0);
 	cr_assert_eq(selector_catalog_build(&u->cat, u->dir, "HEAD", u->cache), 0, "%s",
 		     err_last());

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "fixture/fixture.h"
 #include "gitrepo.h"
 #include "selector/catalog.h"
 #include "selector/changes.h"
-#include "selector/fixture.h"
 #include "selector/impact.h"
 
 static const struct impact_candidate *candidate(const struct impact_result *r, const char *id)
@@ -36,16 +36,16 @@ Test(impact_history, every_commit_of_a_small_history)
 {
 	char dir[] = "/tmp/sel-impact-hist-XXXXXX";
 	cr_assert_not_null(mkdtemp(dir));
-	struct selector_fixture_opts fo = {
+	struct fixture_opts fo = {
 		.out = dir,
-		.scale = SELECTOR_FIXTURE_SMALL,
+		.scale = FIXTURE_SMALL,
 		.seed = getenv("SELECTOR_IMPACT_SEED")
 			    ? strtoull(getenv("SELECTOR_IMPACT_SEED"), NULL, 10)
 			    : 7,
 		.no_checkout = 1,
 	};
-	struct selector_fixture_stats st;
-	cr_assert_eq(selector_fixture_generate(&fo, &st), 0, "%s", err_last());
+	struct fixture_stats st;
+	cr_assert_eq(fixture_generate(&fo, &st), 0, "%s", err_last());
 	char path[512];
 	snprintf(path, sizeof(path), "%s/.ground_truth/commits.jsonl", dir);
 	FILE *fp = fopen(path, "r");

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "fixture/fixture.h"
 #include "gitrepo.h"
 #include "selector/catalog.h"
 #include "selector/changes.h"
-#include "selector/fixture.h"
 #include "selector/impact.h"
 
 #define WARM_BLOBS_MAX 260 /* the small history's catalogs hold ~150 blobs, 4 kept hold more */
@@ -110,15 +110,15 @@ Test(impact_reuse, consecutive_commits_equal_fresh_builds, .timeout = 240)
 {
 	char dir[] = "/tmp/sel-impact-reuse-XXXXXX";
 	cr_assert_not_null(mkdtemp(dir));
-	struct selector_fixture_opts fo = {
+	struct fixture_opts fo = {
 		.out = dir,
-		.scale = SELECTOR_FIXTURE_SMALL,
+		.scale = FIXTURE_SMALL,
 		.seed = 3,
 		.no_checkout = 1,
 		.shapes_basic = 1, /* the blob budget below was measured on direct calls only */
 	};
-	struct selector_fixture_stats st;
-	cr_assert_eq(selector_fixture_generate(&fo, &st), 0, "%s", err_last());
+	struct fixture_stats st;
+	cr_assert_eq(fixture_generate(&fo, &st), 0, "%s", err_last());
 	static char ids[4096][41];
 	size_t n = first_parents(dir, ids, 4096);
 	cr_assert_gt(n, 20);

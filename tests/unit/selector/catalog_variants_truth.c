@@ -13,8 +13,8 @@
 
 #include "common/err.h"
 #include "common/fsutil.h"
+#include "fixture/fixture.h"
 #include "selector/catalog.h"
-#include "selector/fixture.h"
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
@@ -52,10 +52,8 @@ static void check_seed(unsigned seed, size_t *tests, size_t *variants)
 {
 	char dir[] = "/tmp/fixture-variants-XXXXXX";
 	cr_assert(mkdtemp(dir));
-	struct selector_fixture_opts o = {
-		.out = dir, .scale = SELECTOR_FIXTURE_SMALL, .seed = seed, .commits = 8
-	};
-	cr_assert_eq(selector_fixture_generate(&o, NULL), 0, "%s", err_last());
+	struct fixture_opts o = { .out = dir, .scale = FIXTURE_SMALL, .seed = seed, .commits = 8 };
+	cr_assert_eq(fixture_generate(&o, NULL), 0, "%s", err_last());
 	struct catalog_cache *cache;
 	struct catalog *cat = NULL;
 	cr_assert_eq(selector_catalog_cache_create(&cache, 0), 0);
@@ -96,7 +94,7 @@ static void check_seed(unsigned seed, size_t *tests, size_t *variants)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-Test(fixture_variants, catalog_equals_the_truth_test_by_test)
+Test(catalog_variants_truth, catalog_equals_the_truth_test_by_test)
 {
 	size_t tests = 0, variants = 0;
 	for (unsigned seed = 1; seed <= 3; seed++)
