@@ -355,7 +355,7 @@ int fixture__render_opinfo(struct fx_gen *g, uint32_t file)
 	return 0;
 }
 
-/* torch-spyre's YAML (docs/SPYRE.md section 5), naming tests of every tenth test file. */
+/* torch-spyre's YAML (docs/specs.md), naming tests of every tenth test file. */
 int fixture__render_specs(struct fx_gen *g)
 {
 	buf_reset(&g->text);
