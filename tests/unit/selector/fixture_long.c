@@ -1,4 +1,4 @@
-/* The `pytorch` scale of the synthetic upstream holds what issue 5 asks for: at least 20,000
+/* The `pytorch` scale of the synthetic upstream is PyTorch-sized (docs/fixture.md): at least 20,000
  * files, 1,500 test files, 60,000 tests and 3,000 commits, with merges. Long (tens of seconds):
  * run with `meson test -C build --suite long`. */
 #define _XOPEN_SOURCE 700 /* nftw() */
