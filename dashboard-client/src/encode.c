@@ -1,5 +1,5 @@
-/* The CRCR callback v1 and the HUD envelope, field by field as CONTRACTS.md sections 3 and 4
- * name them, and the messages of a job with their idempotency keys. */
+/* The CRCR callback v1 and the HUD envelope, field by field as docs/contracts.md
+ * names them, and the messages of a job with their idempotency keys. */
 #include <openssl/evp.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Reading results.jsonl (CONTRACTS.md section 5): one JSON object per test, counted into
+/* Reading results.jsonl (docs/contracts.md): one JSON object per test, counted into
  * passed / failed / skipped; the tests that did not pass are kept (the first
  * HUD_FAILED_TESTS_MAX, message and stack trace already cut to HUD's caps) for
  * failed_tests_json. The file is read a line at a time with a bounded line, so a huge or broken

@@ -268,7 +268,7 @@ static json_t *case_json(const struct exec_case *c, const struct exec_result *r)
 	jx_set_str(j, "classname", cls);
 	jx_set_str(j, "file", file_of(path));
 	jx_set_real(j, "time", round(r->seconds * 1000) / 1000);
-	/* CONTRACTS.md's outcomes: a flaky case passed (on its retry), and says so */
+	/* docs/contracts.md, outcomes: a flaky case passed (on its retry), and says so */
 	jx_set_str(j, "outcome", exec_outcome_name(o == EXEC_FLAKY ? EXEC_PASSED : o));
 	jx_set_bool(j, "flaky", o == EXEC_FLAKY);
 	jx_set_str(j, "message", r->message);

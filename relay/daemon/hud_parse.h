@@ -1,4 +1,4 @@
-/* The HUD results envelope (CONTRACTS.md section 4) as the built-in receiver reads it: parsed
+/* The HUD results envelope (docs/contracts.md) as the built-in receiver reads it: parsed
  * and checked field by field, every string bounded, so that the store gets a hud_record whose
  * fields are all present and sane. Kept apart from the HTTP code so that a fuzz target drives it
  * (tests/fuzz/hud_envelope.c). */

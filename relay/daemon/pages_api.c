@@ -24,7 +24,7 @@ static const char *s_or(const json_t *v, const char *path, const char *dflt)
 	return x ? x : dflt;
 }
 
-/* The funnel as the issue words it: files changed (stage 1) -> tests impacted -> eligible ->
+/* The funnel as the pages show it: files changed (stage 1) -> tests impacted -> eligible ->
  * scheduled; `changed_files` is null in a report written before it carried the count. */
 static json_t *stages_funnel(const json_t *report)
 {

@@ -1,5 +1,5 @@
-/* POST /api/crcr/results: the built-in dashboard's receiver of HUD envelopes (CONTRACTS.md
- * section 4), so that the daemon's outbox can report to the daemon itself, another instance, or
+/* POST /api/crcr/results: the built-in dashboard's receiver of HUD envelopes (docs/contracts.md),
+ * so that the daemon's outbox can report to the daemon itself, another instance, or
  * a real HUD alike. Before the token only header checks run: the method (405), the content type
  * (415), the declared length (413 past HUD_BODY_MAX) and the token of x-hud-internal-bot, read
  * from dashboard.receiver_token_file at each request and compared in constant time (missing or

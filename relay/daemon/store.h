@@ -77,7 +77,7 @@ struct job_row {
 /* One kernel case's outcome, as recorded for a job. */
 struct result_row {
 	const char *case_id; /* the testcase name: method[op-shapes-dtype] */
-	const char *outcome; /* CONTRACTS.md section 5's names */
+	const char *outcome; /* docs/contracts.md, outcomes (flaky too) */
 	const char *detail;  /* NULL or the case's message */
 };
 

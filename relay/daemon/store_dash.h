@@ -14,7 +14,7 @@
 
 #include "store.h"
 
-/* One accepted HUD envelope (CONTRACTS.md section 4), its fields already validated. */
+/* One accepted HUD envelope (docs/contracts.md), its fields already validated. */
 struct hud_record {
 	const char *idem_key;   /* the message's key: its Idempotency-Key, else record/status */
 	const char *record_key; /* verified_repo/delivery_id/workflow.name/job_name/check_run_id */

@@ -1,4 +1,4 @@
-/* DLFloat16 and IEEE binary16 <-> fp32 conversions (see dl16.h and SPYRE.md section 3).
+/* DLFloat16 and IEEE binary16 <-> fp32 conversions (see dl16.h and docs/emu.md, DLFloat16).
  *
  * Everything works on the fp32 bit pattern with 32-bit integer arithmetic and selects, no
  * branches, so that the bulk loops vectorise. The bulk functions run the scalar functions (all

@@ -9,7 +9,7 @@
  * (elems_per_stick). stride_map walks the contiguous host strides: the within-stick dimension
  * gets S's host stride, and each further device dimension of host dimension h gets h's host
  * stride times what the earlier device dimensions of h already covered (so the stick count of
- * S walks 64 for fp16); host dimensions of size 1 get -1. Check against SPYRE.md: (5, 100, 150)
+ * S walks 64 for fp16); host dimensions of size 1 get -1. Check against docs/emu.md: (5, 100, 150)
  * fp16 -> device_size [100, 3, 5, 64], stride_map [150, 64, 15000, 1] (tests/unit/spyre-emu/
  * layout.c). Only the stick dimension is ever padded: every other device extent equals its host
  * size. torch-spyre's "sparse" variant (dim_order ending in -1) is not modelled. */

@@ -1,6 +1,6 @@
 /* The planner's common part: the row/stick view of device tensors, instruction helpers, work
  * division, and the plans of pointwise ops and reductions. Norms are in plan_norm.c, the matmul
- * family in plan_matmul.c. Rules from SPYRE.md section 2: work is divided on whole sticks,
+ * family in plan_matmul.c. Rules from docs/emu.md: work is divided on whole sticks,
  * output dimensions first, and a reduction is never split along its reduced dimension (so its
  * result does not depend on the core count). */
 #include "plan.h"

@@ -1,5 +1,5 @@
 /* Plans of the matmul family: mm, bmm, matmul (batch broadcast), linear, addmm. A is sticked
- * on K, B and C on N (SPYRE.md section 2). Output tiles of tm x tn are divided across cores
+ * on K, B and C on N (docs/emu.md). Output tiles of tm x tn are divided across cores
  * (output dimensions first); K is walked in chunks of tk with fp32 accumulation in LX. Per
  * tile: A's rows are gathered row by row, B arrives as stick columns (one DMA each: K rows of
  * one stick), one MATMUL per stick column; linear's weight [N, K] is gathered by rows and

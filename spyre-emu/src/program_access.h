@@ -9,7 +9,7 @@
 
 #include "spyre-emu/program.h"
 
-/* The stick size lx_peak assumes when it has no hardware description (SPYRE.md 2). */
+/* The stick size lx_peak assumes when it has no hardware description (docs/emu.md, sticks). */
 #define PROGRAM_STICK_BYTES_DEFAULT 128
 
 struct lx_access {

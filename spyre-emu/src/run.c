@@ -30,7 +30,7 @@ void spyre_run_default_tol(enum spyre_dtype dtype, const char *op, double *atol,
 	(void)op;
 	if (dtype == SPYRE_DTYPE_FLOAT16 || dtype == SPYRE_DTYPE_DL16 ||
 	    dtype == SPYRE_DTYPE_BFLOAT16) {
-		*atol = 0.1; /* SPYRE.md section 4: torch-spyre's fp16 kernel tests */
+		*atol = 0.1; /* torch-spyre's fp16 kernel tests (docs/emu.md) */
 		*rtol = 0.1;
 	} else if (dtype == SPYRE_DTYPE_FLOAT32) {
 		*atol = 1e-3; /* the YAML framework's default precision */

@@ -3,7 +3,7 @@
  * (WAL, synchronous=FULL, the attempt recorded before each batch is sent, the outcomes after)
  * to the loopback recorder (tests/support/) over one kept-alive connection; the floor posts the
  * same bodies with the same headers on one libcurl handle with no outbox at all. The ratio is
- * the price of durability. Target (issue): at least 500 messages/s on loopback.
+ * the price of durability. Target: at least 500 messages/s on loopback.
  * Never asserts a time: exits 1 when a message is not delivered exactly once or a figure is not
  * sane, 2 on bad usage. --smoke (the default test run) drains 200 messages.
  * Usage: bench-drain [--smoke] [--messages N] [--batch N] [--dir DIR] [--json] */

@@ -1,4 +1,4 @@
-/* Acceptance 1 of issue 5: the selector measured against the synthetic upstream's ground truth.
+/* The selector's accuracy, measured against the synthetic upstream's ground truth.
  * Generates the upstream (or reuses --repo DIR), then for N single (non-merge) commits spread
  * evenly over the history runs stage 1 (changes parent..commit), the catalogs of both sides
  * through ONE catalog cache for the whole run (each commit re-scans only the blobs it changed),

@@ -6,7 +6,7 @@
  *   2. Resolve: M test ids (listed plain, regex-matched, device-generic with ops and dtypes,
  *      unlisted, in no file) through testspecs_resolver_resolve on one core, against bsearch +
  *      strcmp of the same ids in a sorted table.
- * Targets (issue 4): load under 50 ms for 50 files, resolve under 2 us per id. Never asserts a
+ * Targets: load under 50 ms for 50 files, resolve under 2 us per id. Never asserts a
  * time: exits 1 when a run fails or a figure is not sane (no id eligible, zero time), 2 on bad
  * usage. --smoke (the default test run) uses small sizes. */
 #include <dirent.h>

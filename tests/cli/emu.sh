@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks `spyre-ci emu` as a kernel developer meets it: the layout numbers of SPYRE.md, the JSON
+# Checks `spyre-ci emu` as a kernel developer meets it: the layout example of docs/emu.md, the JSON
 # keys of run/plans/ops/hw, that the digest does not depend on the core count but does on the
 # seed, traces, named plans, exit codes 0/1/2 with a message for every usage error, and that
 # every example of the help page runs.
@@ -10,7 +10,7 @@ cli_name=emu-cli cli_sub=emu
 exe=$(realpath "$1") || exit 1
 field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
-# --- layout: the example of SPYRE.md, default order, another order, text.
+# --- layout: the example of docs/emu.md, default order, another order, text.
 expect_rc 0 "layout json" "$exe" emu layout --shape 5x100x150 --dtype float16 --json
 check "layout device_size/stride_map" py "$out" \
 	'd["device_size"] == [100, 3, 5, 64] and d["stride_map"] == [150, 64, 15000, 1]'

@@ -73,7 +73,7 @@ grep -q "results.jsonl:2: outcome 'maybe'" "$err" && ok || bad "no file:line: $(
 expect_rc 0 "--help" "$exe" report --help
 grep -q "Exit codes" "$out" && ok || bad "--help lacks the exit codes"
 
-# The bodies, as CONTRACTS.md describes them (checked by a table written from its text).
+# The bodies, as docs/contracts.md describes them (checked by a table written from its text).
 for f in crcr hud; do
 	expect_rc 0 "dry run $f" "$exe" report --results "$results" --dry-run --format $f
 	i=0

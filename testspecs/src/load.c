@@ -15,7 +15,7 @@
  *     items {name, description}; dtype names are checked against the schema's list plus
  *     "half"; edits.modules.include items also take module_path and input specs;
  *     edits.functions has cpu_move.
- * Our additions: `labels` and `no_grad` per entry (SPYRE.md section 5) and `kernels`. */
+ * Our additions: `labels` and `no_grad` per entry (docs/specs.md, the keys) and `kernels`. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * Merging. torch-spyre itself reads one YAML per run (PYTORCH_TEST_CONFIG names it;
  * tests/spyre_test_parsing.py load_yaml_config, then resolve_current_file picks the single
  * file entry whose resolved path is the test file pytest runs), and its CI runs one config at
- * a time. SPYRE.md section 5 states the merge spyre-ci applies across files, which is also
+ * a time. docs/specs.md states the merge spyre-ci applies across files, which is also
  * what running each config in turn decides for a test: entries for the same path combine
  * (their tests are concatenated in load order, so entry order is preserved; which entry
  * decides a test listed twice is the resolver's call: torch-spyre's TorchTestBase

@@ -1,5 +1,5 @@
-/* Encoders for the two wire formats of CONTRACTS.md: the CRCR callback (schema version 1,
- * section 3) and the HUD results envelope (section 4), and the messages of one job in the order
+/* Encoders for the two wire formats of docs/contracts.md: the CRCR callback (schema version 1)
+ * and the HUD results envelope, and the messages of one job in the order
  * they must be delivered, each with the idempotency key that lets a receiver make an
  * at-least-once sender exactly-once. Bodies are compact JSON with sorted keys, so the same job
  * always gives the same bytes (the golden files in tests/fixtures/dashboard/ rely on it). */
@@ -18,14 +18,14 @@ const char *dc_format_name(enum dc_format f);
 int dc_format_parse(enum dc_format *out, const char *name);
 const char *dc_status_name(enum dc_status s);
 
-/* The callback body of section 3 for one transition. `r` is needed for completed (NULL for
+/* The CRCR callback body for one transition. `r` is needed for completed (NULL for
  * in_progress). On completed, workflow.failed_tests_json is a JSON array (as a string) of the
  * failed tests within HUD's caps: at most HUD_FAILED_TESTS_MAX entries, message and stacktrace
  * cut on a UTF-8 boundary to HUD_FAILED_MESSAGE_MAX and HUD_FAILED_TRACE_MAX bytes, and fewer
  * entries when the whole body would pass HUD_BODY_MAX. NEW reference in *out. */
 int dc_callback_build(json_t **out, const struct dc_job *job, enum dc_status status,
 		      const struct dc_results *r);
-/* The HUD envelope of section 4 around a callback body (borrowed; the envelope takes its own
+/* The HUD envelope around a callback body (borrowed; the envelope takes its own
  * reference). NEW reference in *out. */
 int dc_hud_build(json_t **out, const struct dc_job *job, json_t *callback);
 

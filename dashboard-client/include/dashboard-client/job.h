@@ -1,5 +1,5 @@
 /* What one finished job reports: its identity and metadata (the run's job.json) and its test
- * outcomes (results.jsonl, one object per test, CONTRACTS.md section 5), read from a results
+ * outcomes (results.jsonl, one object per test, docs/contracts.md), read from a results
  * directory with every limit checked and every error naming file:line. The encoders (encode.h)
  * turn a job into CRCR callbacks and HUD envelopes. docs/report.md defines the directory. */
 #ifndef DASHBOARD_CLIENT_JOB_H
@@ -54,7 +54,7 @@ struct dc_results {
 	size_t cap_failed_tests;
 };
 
-/* Which counter an outcome of CONTRACTS.md section 5 goes to: passed and xpassed are passed;
+/* Which counter an outcome (docs/contracts.md, outcomes) goes to: passed and xpassed are passed;
  * failed, error, crashed and timed_out are failed; skipped and xfailed are skipped. */
 enum dc_tally { DC_TALLY_PASSED, DC_TALLY_FAILED, DC_TALLY_SKIPPED };
 int dc_outcome_tally(enum dc_tally *out, const char *outcome);

@@ -41,7 +41,7 @@ enum exec_outcome {
 	EXEC_OUTCOME_COUNT
 };
 
-/* "passed", ...; CONTRACTS.md section 5's names (flaky is spyre-ci's own). */
+/* "passed", ...; the names of docs/contracts.md, outcomes (flaky is spyre-ci's own). */
 const char *exec_outcome_name(enum exec_outcome o);
 
 /* A kernel case, flattened. Every string is NUL-terminated within its array. */

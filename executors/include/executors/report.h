@@ -2,7 +2,7 @@
  *   junit.xml      as PyTorch's CI writes it and HUD's uploader (tools/stats/upload_test_stats.py)
  *                  reads it: <testsuites>, one <testsuite> per upstream test file, a <testcase
  *                  classname name file time> per kernel case with <failure>, <error> or
- *                  <skipped> (an xfail is <skipped type="pytest.xfail">), CONTRACTS.md section 5
+ *                  <skipped> (an xfail is <skipped type="pytest.xfail">); see docs/contracts.md
  *   results.jsonl  one object per case, the same cases in the same order
  *   summary.json   the counts per outcome
  * Cases that a stopped run never reached (EXEC_NOT_RUN) are in none of them, and counted as

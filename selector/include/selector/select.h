@@ -1,4 +1,4 @@
-/* Stages 3 and 4 of the selector and the report they fill (issue 5 items 4, 5, 6).
+/* Stages 3 and 4 of the selector and the report they fill.
  *
  * Stage 2 hands over candidates (a test id, its reasons with scores, what the scanner knows of
  * it). Stage 3 resolves each against the specs (testspecs resolver), keeps the eligible ones

@@ -1,4 +1,4 @@
-/* DLFloat16, Spyre's 16-bit float, exactly as SPYRE.md section 3 defines it: 1 sign bit, 6
+/* DLFloat16, Spyre's 16-bit float, exactly as docs/emu.md (DLFloat16) states it: 1 sign bit, 6
  * exponent bits (bias 31), 9 fraction bits, no subnormals, one NaN/infinity pattern per sign
  * ("NINF": 0x7FFF and 0xFFFF), round to nearest with ties away from zero, flush to zero below
  * the smallest normal. Also IEEE binary16 and bfloat16 <-> fp32 (host tensors) and bulk forms. */

@@ -1,7 +1,7 @@
 /* Element types: host dtypes (as PyTorch names them) and the device formats they become.
  * Host float16 (IEEE half) and bfloat16 become DLFloat16 on the device; float32 stays fp32; integer
  * types stay integers of their own width (an emulator convenience: Spyre's documented integer
- * device format is int8, so wider integers are labelled an extension in docs/emulator.md). */
+ * device format is int8, so wider integers are labelled an extension in docs/emu.md). */
 #ifndef SPYRE_EMU_DTYPE_H
 #define SPYRE_EMU_DTYPE_H
 

@@ -4,7 +4,7 @@
  * free and its operands are there (dataflow: the last writer of every LX byte it reads has
  * finished, and no earlier instruction still reads or writes what it overwrites); a RECV
  * finishes when its SEND's bytes have crossed the ring (hops x hop latency + bytes / link
- * bandwidth). Good for choosing between plans, not for predicting wall-clock (SPYRE.md 1). */
+ * bandwidth). Good for choosing between plans, not for predicting wall-clock (docs/emu.md). */
 #ifndef SPYRE_EMU_TIMING_H
 #define SPYRE_EMU_TIMING_H
 

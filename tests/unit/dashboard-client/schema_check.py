@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Checks message bodies against the wire contracts, field by field, as CONTRACTS.md sections 3
-and 4 state them. Written from that text alone (the encoder is C; this is Python's json module
+"""Checks message bodies against the wire contracts, field by field, as docs/contracts.md
+states them. Written from that text alone (the encoder is C; this is Python's json module
 and a table), so the two can disagree, and a disagreement fails the test.
 
 Usage: schema_check.py --format crcr|hud [--self-test] FILE...
@@ -17,7 +17,7 @@ FAILED_MAX, MESSAGE_MAX, TRACE_MAX = 1000, 1024, 4096  # failed_tests_json caps
 TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$")
 NUMERIC = re.compile(r"^[0-9]+$")
 
-# CONTRACTS.md section 3: the workflow object of schema version 1. For each field: its test,
+# docs/contracts.md: the callback's workflow object of schema version 1. For each field: its test,
 # given the status. "strings, though numeric" for run_id and run_attempt.
 def is_str(v):
     return isinstance(v, str) and v != ""
@@ -71,7 +71,7 @@ def check_failed_tests(text, errors):
 
 
 def check_callback(cb, errors):
-    """Section 3: the body echoes the dispatch payload and adds workflow."""
+    """The CRCR callback: the body echoes the dispatch payload and adds workflow."""
     if not isinstance(cb, dict):
         errors.append("the callback is not an object")
         return
@@ -112,7 +112,7 @@ def check_callback(cb, errors):
 
 
 def check_hud(env, errors):
-    """Section 4: {trusted: {verified_repo, downstream_repo_level, ci_metrics: {queue_time,
+    """The HUD envelope: {trusted: {verified_repo, downstream_repo_level, ci_metrics: {queue_time,
     execution_time}}, untrusted: {callback_payload: <callback>}}."""
     if not isinstance(env, dict) or set(env) != {"trusted", "untrusted"}:
         errors.append("the envelope has exactly trusted and untrusted")

@@ -613,7 +613,7 @@ Test(copy, float32_round_trip_unaligned)
 Test(copy, float16_round_trip_becomes_dl16)
 {
 	struct spyre_device *dev = dev_new(COPY_CAP);
-	int64_t shape[3] = { 5, 10, 150 }; /* the SPYRE.md example, smaller: 150 -> 3 sticks */
+	int64_t shape[3] = { 5, 10, 150 }; /* docs/emu.md's example, smaller: 150 -> 3 sticks */
 	struct spyre_layout l;
 	cr_assert_eq(spyre_layout_default(&l, shape, 3, SPYRE_DTYPE_FLOAT16), 0, "%s", err_last());
 	cr_expect_eq(l.device_dtype, SPYRE_DTYPE_DL16);

@@ -1,5 +1,5 @@
 /* Slow reference conversions for the DL16 and IEEE half tests, written from the definitions in
- * SPYRE.md section 3 and IEEE 754 (values by ldexp in double, rounding by searching a table of
+ * docs/emu.md (DLFloat16) and IEEE 754 (values by ldexp in double, rounding by searching a table of
  * every pattern's value for the two neighbours), independent of the bit tricks in
  * spyre-emu/src/dl16.c. */
 #ifndef TESTS_UNIT_SPYRE_EMU_DL16_REF_H

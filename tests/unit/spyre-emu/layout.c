@@ -1,4 +1,4 @@
-/* Tests of spyre-emu/layout: the SpyreTensorLayout rule (SPYRE.md's example exactly, and the
+/* Tests of spyre-emu/layout: the SpyreTensorLayout rule (docs/emu.md's example exactly, and the
  * dim_order variant), and host -> device -> host round trips with padding, strides and
  * relayouts. */
 #include <criterion/criterion.h>

@@ -1,6 +1,6 @@
 /* Tests of the planner and the run pipeline: every op the planner lowers, on every default
  * sample of the op table (stick-aligned and unaligned shapes), on 1, 8 and 32 cores, in float16
- * and float32, agrees with the float64 reference within SPYRE.md section 4's tolerances and
+ * and float32, agrees with the float64 reference within the default tolerances (docs/emu.md) and
  * gives bit-identical output whatever the core count (no plan splits a reduction, and tiles do
  * not depend on the core count). And the plans move modeled time the way the physics says. */
 #include <criterion/criterion.h>

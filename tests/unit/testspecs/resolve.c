@@ -1,5 +1,5 @@
 /* Golden decisions of the resolver, each written from the semantics (testspecs/resolve.h and
- * SPYRE.md section 5) before running the code, with the reason beside it. Fixtures:
+ * docs/specs.md) before running the code, with the reason beside it. Fixtures:
  * tests/fixtures/specs/golden/{a,b}.yaml (merged) and the real torch-spyre configs in
  * tests/fixtures/specs/real/. */
 #include <criterion/criterion.h>

@@ -1,5 +1,5 @@
 /* Kernel cases: how one eligible upstream test becomes the emulator runs that stand for it
- * (op, input shapes, dtype, tolerance, expected mode, seed). The bridge is ARCHITECTURE.md's
+ * (op, input shapes, dtype, tolerance, expected mode, seed). The bridge is docs/specs.md's
  * "From an upstream test to kernel cases"; the first rule that yields cases wins:
  *   1. the test entry's `kernels:` extension: exactly those cases;
  *   2. `edits.ops.include[]` entries with `sample_inputs_func`: those ops with those shapes;

@@ -15,7 +15,7 @@
  * flags in the middle of a pattern); such a pattern is accepted here, never misread.
  *
  * torch-spyre (tests/spyre_test_matching.py, MatchSet) itself calls re.match, which anchors at the
- * start only; the issue and SPYRE.md ask for the whole name, which is what we do. The two differ
+ * start only; the format as docs/specs.md states it takes the whole name, as we do. The two differ
  * only for a pattern that matches a strict prefix of a name (`test_add` as a regex `test_a.d`
  * against `test_add_x`); docs/specs.md notes it. */
 #ifndef TESTSPECS_REGEX_H

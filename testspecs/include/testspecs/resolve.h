@@ -2,7 +2,7 @@
  * or not, mode, effective dtypes, ops, precision, tags, labels) and the spec entries that made
  * it. The semantics, restated from torch-spyre's tests/spyre_test_base_common.py (_should_run,
  * instantiate_test), tests/spyre_test_config_models.py (defaults) and
- * tests/spyre_test_matching.py (MatchSet), with SPYRE.md section 5:
+ * tests/spyre_test_matching.py (MatchSet); docs/specs.md states them for spec authors:
  *
  *  1. File: the id's path (relative to TORCH_ROOT) selects the file entries whose path, after
  *     `${TORCH_ROOT}/`, equals it or glob-matches it (`${TORCH_DEVICE_ROOT}/...` entries match
@@ -26,7 +26,7 @@
  *     applies only to those tiers.
  *  4. Mode: the entry's `mode`, default mandatory_success; unlisted: the file's
  *     unlisted_test_mode, default xfail (torch-spyre's FileEntry default and the schema's;
- *     SPYRE.md and torch-spyre's RFC say skip, the code wins). skip means not eligible.
+ *     torch-spyre's RFC says skip, the loader wins). skip means not eligible.
  *  5. Dtypes: (global supported_dtypes, or every dtype when absent) ∩ (the op's dtypes when
  *     the op lists some) ∩ (the test's own dtypes when known) + edits.dtypes.include −
  *     edits.dtypes.exclude. A variant id whose dtype falls outside is not eligible.

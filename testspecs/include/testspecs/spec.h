@@ -1,4 +1,4 @@
-/* The in-memory model of torch-spyre's test-suite YAML (the "spec" format, SPYRE.md section 5),
+/* The in-memory model of torch-spyre's test-suite YAML (the "spec" format, docs/specs.md),
  * as the loader builds it: every node carries where it was written (file, line, column, all
  * 1-based), so that lint, the resolver and `specs explain` can point at the entry that decided
  * something. A spec_set holds one or more files merged the way torch-spyre merges them; it owns
