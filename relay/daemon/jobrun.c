@@ -21,12 +21,11 @@
 #include "executors/adapters.h"
 #include "executors/report.h"
 #include "metrics.h"
-#include "outbox_store.h"
 
 /* The outbox on the caller's store handle: the thread that uses the one uses the other. */
 int jobrun_open(struct jobrun *jr, struct store *s)
 {
-	return outbox_store_open(&jr->ob, s, false);
+	return s->ops->outbox_open(s, &jr->ob);
 }
 
 void jobrun_close(struct jobrun *jr)

@@ -25,7 +25,7 @@ struct metrics;
 #define OUTBOX_TARGET_HUD  "hud"
 
 struct jobrun {
-	struct dc_outbox *ob;         /* the store's outbox (outbox_store.h) */
+	struct dc_outbox *ob;         /* the store's outbox (store_ops.outbox_open) */
 	char dir[PATH_TEXT_MAX - 64]; /* this job's reports directory */
 	exec_runner_fn runner; /* NULL: the executors' own (tests inject slow or faulty ones) */
 	void *runner_ctx;

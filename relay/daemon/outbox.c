@@ -1,4 +1,4 @@
-/* The outbox sender: one thread that drains the store's outbox (outbox_store.h) to the
+/* The outbox sender: one thread that drains the store's outbox (store_ops.outbox_open) to the
  * configured targets (dashboard.crcr_url, dashboard.hud_url) through dashboard-client's drain
  * loop: claim (the attempt recorded first), post, settle; retries with backoff up to
  * dashboard.retry_max_s between attempts. The targets take turns: when one has nothing due,
@@ -122,13 +122,13 @@ static void turn(struct daemon *d, struct dc_outbox *ob, struct target *tg,
 void *outbox_main(void *arg)
 {
 	struct daemon *d = arg;
-	struct jobrun jr = { 0 };
+	struct dc_outbox *ob = NULL; /* on s's connection: destroyed before s is closed */
 	struct store *s = NULL;
 	struct cfg_ref *cfg = daemon_cfg_get(d);
 	int rc = store_sqlite_open(&s, cfg->c.state_dir);
 	daemon_cfg_put(cfg);
 	if (rc == 0)
-		rc = jobrun_open(&jr, s);
+		rc = s->ops->outbox_open(s, &ob);
 	if (rc < 0) {
 		log_error("outbox: %s", err_last());
 		store_close(s);
@@ -140,7 +140,7 @@ void *outbox_main(void *arg)
 	while (!atomic_load(&d->stopping)) {
 		cfg = daemon_cfg_get(d);
 		for (int i = 0; i < 2 && !atomic_load(&d->stopping); i++)
-			turn(d, jr.ob, &tg[i], cfg);
+			turn(d, ob, &tg[i], cfg);
 		int64_t now = clock_wall_ms();
 		if (now >= next_sweep) {
 			retention_sweep(d, s, &cfg->c, now);
@@ -151,7 +151,7 @@ void *outbox_main(void *arg)
 	}
 	for (int i = 0; i < 2; i++)
 		dc_transport_destroy(tg[i].t);
-	jobrun_close(&jr);
+	dc_outbox_destroy(ob);
 	store_close(s);
 	return NULL;
 }
