@@ -24,7 +24,7 @@
 #include "dashboard-client/drain.h"
 #include "dashboard-client/encode.h"
 #include "dashboard-client/job.h"
-#include "dashboard-client/outbox.h"
+#include "dashboard-client/outbox_sqlite.h"
 #include "dashboard-client/transport.h"
 #include "funnel/funnel.h"
 #include "run_cmd.h"

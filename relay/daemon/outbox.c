@@ -1,4 +1,4 @@
-/* The outbox sender: one thread that drains the store's outbox (outbox_store.h) to the
+/* The outbox sender: one thread that drains the store's outbox (store_ops.outbox_open) to the
  * configured targets (dashboard.crcr_url, dashboard.hud_url) through dashboard-client's drain
  * loop: claim (the attempt recorded first), post, settle; retries with backoff up to
  * dashboard.retry_max_s between attempts. The targets take turns: when one has nothing due,
@@ -15,7 +15,6 @@
 #include "dashboard-client/drain.h"
 #include "dashboard-client/transport.h"
 #include "job.h"
-#include "outbox_store.h"
 #include "retention.h"
 
 #define OUTBOX_IDLE_MS 200
@@ -123,13 +122,13 @@ static void turn(struct daemon *d, struct dc_outbox *ob, struct target *tg,
 void *outbox_main(void *arg)
 {
 	struct daemon *d = arg;
-	struct dc_outbox *ob = NULL;
+	struct dc_outbox *ob = NULL; /* on s's connection: destroyed before s is closed */
 	struct store *s = NULL;
 	struct cfg_ref *cfg = daemon_cfg_get(d);
 	int rc = store_sqlite_open(&s, cfg->c.state_dir);
 	daemon_cfg_put(cfg);
-	if (rc == 0) /* on this thread's own store handle */
-		rc = outbox_store_open(&ob, s, false);
+	if (rc == 0)
+		rc = s->ops->outbox_open(s, &ob);
 	if (rc < 0) {
 		log_error("outbox: %s", err_last());
 		store_close(s);

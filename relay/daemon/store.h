@@ -5,8 +5,9 @@
  * Tables: deliveries (unique delivery id -> job), jobs (queued -> running -> awaiting ->
  * reported, or failed; lease owner, expiry, attempts; a unique tip key so that the webhook and
  * the poller never make two jobs for one tip), selections, results, outbox, poller cursors.
- * The outbox operations keep dashboard-client/outbox.h's promises word for word (they take its
- * types), so that relay/daemon/outbox_store.c can hand them to dc_drain() as a dc_outbox.
+ * The outbox is dashboard-client's (outbox.h) on the store's own database, handed out by
+ * outbox_open; beside it the store only reads the table (its depth, a job's messages for the
+ * dashboard) and deletes old rows (retention).
  * The built-in dashboard's reads and its receiver's HUD messages are a second table of the
  * backend's (store_dash.h), reached through store_ops.dash. One store handle is used by one
  * thread at a time: each thread opens its own. */
@@ -17,10 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dashboard-client/outbox.h"
-
 #define STORE_SCHEMA_VERSION 5
 
+struct dc_outbox;
 struct store_dash_ops;
 
 enum job_state {
@@ -138,30 +138,12 @@ struct store_ops {
 	int (*job_counts)(struct store *s, int64_t counts[JOB_STATES]);
 	int (*delivery_count)(struct store *s, int64_t *n);
 	int (*outbox_depth)(struct store *s, int64_t *n);
-	/* The outbox, per target (outbox.h): adds the `n` messages in one transaction, each
-	 * unless its (target, key) is there already; *added counts the new ones. A message whose
-	 * job already has a dead letter before it is dead at once. */
-	int (*outbox_enqueue)(struct store *s, const char *target, const struct dc_message *m,
-			      size_t n, size_t *added, int64_t now_ms);
-	/* Up to `max` due pending messages, each the first undelivered of its job, oldest due
-	 * first; their attempts counted and first attempt times set in the same transaction.
-	 * out[i].attempts is the count before this claim. */
-	int (*outbox_claim)(struct store *s, const char *target, int64_t now_ms, size_t max,
-			    struct dc_message *out, size_t *n);
-	/* Records the outcomes in one transaction; a dead letter takes the later pending
-	 * messages of its job with it. */
-	int (*outbox_settle)(struct store *s, const char *target, const struct dc_settlement *x,
-			     size_t n);
-	/* The earliest next attempt of a job's first pending message; ERR_NOTFOUND when none. */
-	int (*outbox_next_due)(struct store *s, const char *target, int64_t *out_ms);
-	/* 0 when not attempted yet; ERR_NOTFOUND for an unknown key. */
-	int (*outbox_first_attempt)(struct store *s, const char *target, const char *key,
-				    int64_t *out_ms);
-	int (*outbox_counts)(struct store *s, const char *target, struct dc_outbox_counts *out);
-	int (*outbox_each_dead)(struct store *s, const char *target,
-				void (*fn)(const struct dc_dead_letter *d, void *ctx), void *ctx);
-	/* Delivered and dead messages pending again, due now, attempts kept; *n counts them. */
-	int (*outbox_requeue)(struct store *s, const char *target, uint64_t *n);
+	/* The outbox (dashboard-client/outbox.h) this backend keeps, in its own database: on
+	 * SQLite, dashboard-client's SQLite outbox attached to this handle's connection
+	 * (outbox_sqlite.h), so the messages share the store's file and backups. The outbox shares
+	 * the handle and thus its thread: use both from one thread, never inside another call,
+	 * and destroy the outbox before closing the store. */
+	int (*outbox_open)(struct store *s, struct dc_outbox **out);
 	int (*ping)(struct store *s);
 	/* What the built-in dashboard reads and its receiver writes (store_dash.h). */
 	const struct store_dash_ops *dash;

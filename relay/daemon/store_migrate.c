@@ -38,9 +38,9 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	/* 2: a job's last word (why it failed, what it waits for), and the claim's index */
 	"ALTER TABLE jobs ADD COLUMN detail TEXT;"
 	"CREATE INDEX jobs_state ON jobs (state, id);",
-	/* 3: the dashboard outbox (store_sqlite_outbox.c; the same shape as dashboard-client's
-	 * SQLite outbox), stamped for retention; results get a time too. The version-1 outbox
-	 * table was never written. */
+	/* 3: the dashboard outbox, the table of dashboard-client's SQLite outbox (outbox_sqlite.c,
+	 * attached to the store's connection), stamped for retention; results get a time too.
+	 * The version-1 outbox table was never written. */
 	"DROP TABLE outbox;"
 	"CREATE TABLE outbox (id INTEGER PRIMARY KEY, key TEXT NOT NULL, target TEXT NOT NULL,"
 	" job_key TEXT NOT NULL, seq INTEGER NOT NULL, format TEXT NOT NULL, body BLOB NOT NULL,"

@@ -9,11 +9,12 @@
 
 #include "common/err.h"
 #include "common/log.h"
+#include "dashboard-client/outbox_sqlite.h"
 #include "store.h"
 #include "store_dash.h"
 #include "store_sqlite.h"
 
-static const char *const sql[STORE__OB_FIRST] = {
+static const char *const sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
@@ -84,14 +85,9 @@ int store__fail(struct store_sqlite *s, const char *what)
 	return err_set(ERR_IO, "store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
-static const char *sql_text(enum st_id id)
-{
-	return id >= STORE__OB_FIRST ? store__outbox_sql[id - STORE__OB_FIRST] : sql[id];
-}
-
 sqlite3_stmt *store__stmt(struct store_sqlite *s, enum st_id id)
 {
-	if (!s->st[id] && sqlite3_prepare_v3(s->db, sql_text(id), -1, SQLITE_PREPARE_PERSISTENT,
+	if (!s->st[id] && sqlite3_prepare_v3(s->db, sql[id], -1, SQLITE_PREPARE_PERSISTENT,
 					     &s->st[id], NULL) != SQLITE_OK) {
 		store__fail(s, "prepare");
 		return NULL;
@@ -108,7 +104,7 @@ static int exec_simple(struct store_sqlite *s, enum st_id id)
 		return ERR_IO;
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : store__fail(s, sql_text(id));
+	return rc == SQLITE_DONE ? 0 : store__fail(s, sql[id]);
 }
 
 int store__begin(struct store_sqlite *s)
@@ -577,6 +573,13 @@ static int sq_outbox_depth(struct store *base, int64_t *n)
 	return count(base, ST_OUTBOX_DEPTH, n);
 }
 
+/* dashboard-client's outbox on this handle's connection, which it borrows (store.h). */
+static int sq_outbox_open(struct store *base, struct dc_outbox **out)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	return dc_outbox_sqlite_attach(out, s->db);
+}
+
 static int sq_ping(struct store *base)
 {
 	int64_t one;
@@ -688,14 +691,7 @@ const struct store_ops store__sqlite_ops = {
 	.job_counts = sq_job_counts,
 	.delivery_count = sq_delivery_count,
 	.outbox_depth = sq_outbox_depth,
-	.outbox_enqueue = store__outbox_enqueue,
-	.outbox_claim = store__outbox_claim,
-	.outbox_settle = store__outbox_settle,
-	.outbox_next_due = store__outbox_next_due,
-	.outbox_first_attempt = store__outbox_first_attempt,
-	.outbox_counts = store__outbox_counts,
-	.outbox_each_dead = store__outbox_each_dead,
-	.outbox_requeue = store__outbox_requeue,
+	.outbox_open = sq_outbox_open,
 	.ping = sq_ping,
 	.dash = &store__sqlite_dash_ops,
 };

@@ -43,20 +43,6 @@ enum st_id {
 	ST_RET_RESULTS,
 	ST_RET_JOBS,
 	ST_RET_OUTBOX,
-	/* the outbox's statements, whose text is in store_sqlite_outbox.c */
-	ST_OB_INSERT,
-	ST_OB_ORPHAN,
-	ST_OB_CLAIM,
-	ST_OB_ATTEMPT,
-	ST_OB_DELIVERED,
-	ST_OB_RETRY,
-	ST_OB_DEAD,
-	ST_OB_CASCADE,
-	ST_OB_NEXT_DUE,
-	ST_OB_FIRST,
-	ST_OB_COUNTS,
-	ST_OB_DEAD_LIST,
-	ST_OB_REQUEUE,
 	ST_COUNT,
 };
 
@@ -73,23 +59,5 @@ sqlite3_stmt *store__stmt(struct store_sqlite *s, enum st_id id);
 int store__begin(struct store_sqlite *s);
 int store__commit(struct store_sqlite *s);
 int store__rollback(struct store_sqlite *s, int rc);
-
-/* store_sqlite_outbox.c: the outbox operations of store_ops, and their statements' text
- * (indexed from ST_OB_INSERT). */
-#define STORE__OB_FIRST ST_OB_INSERT
-extern const char *const store__outbox_sql[ST_COUNT - ST_OB_INSERT];
-int store__outbox_enqueue(struct store *base, const char *target, const struct dc_message *m,
-			  size_t n, size_t *added, int64_t now_ms);
-int store__outbox_claim(struct store *base, const char *target, int64_t now_ms, size_t max,
-			struct dc_message *out, size_t *n);
-int store__outbox_settle(struct store *base, const char *target, const struct dc_settlement *x,
-			 size_t n);
-int store__outbox_next_due(struct store *base, const char *target, int64_t *out_ms);
-int store__outbox_first_attempt(struct store *base, const char *target, const char *key,
-				int64_t *out_ms);
-int store__outbox_counts(struct store *base, const char *target, struct dc_outbox_counts *out);
-int store__outbox_each_dead(struct store *base, const char *target,
-			    void (*fn)(const struct dc_dead_letter *d, void *ctx), void *ctx);
-int store__outbox_requeue(struct store *base, const char *target, uint64_t *n);
 
 #endif

@@ -23,7 +23,6 @@
 #include "funnel/funnel.h"
 #include "job.h"
 #include "mirror.h"
-#include "outbox_store.h"
 
 #define WORKER_IDLE_MS 1000
 
@@ -307,7 +306,7 @@ void *worker_main(void *arg)
 	if (rc == 0)
 		rc = funnel_cache_create(&w.cache, NULL);
 	if (rc == 0) /* on the worker's own handle: the thread that uses the one uses the other */
-		rc = outbox_store_open(&w.ob, w.s, false);
+		rc = w.s->ops->outbox_open(w.s, &w.ob);
 	daemon_cfg_put(cfg);
 	if (rc < 0)
 		log_error("worker %s: %s", w.owner, err_last());

@@ -17,6 +17,7 @@
 #include "common/err.h"
 #include "common/num.h"
 #include "dashboard-client/drain.h"
+#include "dashboard-client/outbox_sqlite.h"
 #include "recorder.h"
 
 #define MESSAGES_FULL  10000

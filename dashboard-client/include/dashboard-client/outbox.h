@@ -1,6 +1,7 @@
-/* The outbox: where dashboard messages wait until a receiver has them. It is an interface (a
- * struct of function pointers) so the daemon can back it with its store; dc_outbox_sqlite_open()
- * is a small SQLite one for `spyre-ci report` and `spyre-ci run`.
+/* The outbox: where dashboard messages wait until a receiver has them. An interface (a struct
+ * of function pointers), so that dc_drain() sends from any backend unchanged; its one
+ * implementation is SQLite (outbox_sqlite.h), on a file of its own for `spyre-ci report` and
+ * `spyre-ci run`, or on the daemon's store connection. A PostgreSQL store would add a second.
  *
  * What an implementation must keep, across the death of the process between any two calls:
  *  - enqueue is idempotent by (target, key): the same message enqueued twice is one message;
@@ -81,10 +82,6 @@ struct dc_outbox_ops {
 struct dc_outbox {
 	const struct dc_outbox_ops *ops;
 };
-
-/* Opens (creating if needed) an SQLite outbox file: WAL journal, synchronous=FULL, a busy
- * timeout, prepared statements only. */
-int dc_outbox_sqlite_open(struct dc_outbox **out, const char *path);
 
 static inline void dc_outbox_destroy(struct dc_outbox *ob)
 {

@@ -77,7 +77,7 @@ static int sender_life(const struct outbox_impl *impl, const char *dir, const ch
 	if (rc == 0)
 		rc = dc_drain(ob, t, url, &o, &st);
 	dc_transport_destroy(t);
-	dc_outbox_destroy(ob);
+	impl->close(ob);
 	return rc;
 }
 

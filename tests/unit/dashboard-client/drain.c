@@ -16,6 +16,7 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "dashboard-client/drain.h"
+#include "dashboard-client/outbox_sqlite.h"
 #include "drain_check.h"
 #include "helpers.h"
 #include "recorder.h"

@@ -108,7 +108,7 @@ void outbox_case_order(const struct outbox_impl *impl, const char *dir)
 	cr_assert_eq(ob->ops->counts(ob, TARGET, &c), 0);
 	cr_assert(c.pending == 0 && c.delivered == 2 && c.dead == 0);
 	free_messages(ms, 2);
-	dc_outbox_destroy(ob);
+	impl->close(ob);
 }
 
 static void count_dead(const struct dc_dead_letter *d, void *ctx)
@@ -165,7 +165,7 @@ void outbox_case_dead(const struct outbox_impl *impl, const char *dir)
 		dc_message_finish(&got[i]);
 	}
 	free_messages(ms, 2);
-	dc_outbox_destroy(ob);
+	impl->close(ob);
 }
 
 void outbox_case_reopen(const struct outbox_impl *impl, const char *dir)
@@ -173,7 +173,7 @@ void outbox_case_reopen(const struct outbox_impl *impl, const char *dir)
 	struct dc_outbox *ob;
 	cr_assert_eq(impl->open(&ob, dir), 0, "%s: %s", impl->name, err_last());
 	enqueue_job(ob, 3, NULL);
-	dc_outbox_destroy(ob);
+	impl->close(ob);
 	cr_assert_eq(impl->open(&ob, dir), 0, "%s: %s", impl->name, err_last());
 	struct dc_outbox_counts c;
 	cr_assert_eq(ob->ops->counts(ob, TARGET, &c), 0);
@@ -200,7 +200,7 @@ void outbox_case_reopen(const struct outbox_impl *impl, const char *dir)
 	cr_assert_eq(ob->ops->counts(ob, "http://elsewhere.invalid/", &c), 0);
 	cr_assert_eq(c.pending, 2);
 	free_messages(ms, k);
-	dc_outbox_destroy(ob);
+	impl->close(ob);
 	cr_assert_neq(impl->open(&ob, "/nonexistent-dir/x"), 0);
 }
 
@@ -217,7 +217,7 @@ void outbox_case_late(const struct outbox_impl *impl, const char *dir)
 	cr_assert_eq(claim(ob, 7, got, 2), 1);
 	dc_message_finish(&got[0]);
 	/* Closed between claim and settle, as a crash would: the attempt is on record. */
-	dc_outbox_destroy(ob);
+	impl->close(ob);
 	cr_assert_eq(impl->open(&ob, dir), 0, "%s: %s", impl->name, err_last());
 	int64_t first = 0;
 	cr_assert_eq(ob->ops->first_attempt(ob, TARGET, ms[0].key, &first), 0, "%s", err_last());
@@ -237,5 +237,5 @@ void outbox_case_late(const struct outbox_impl *impl, const char *dir)
 	int64_t due = 0;
 	cr_assert_eq(ob->ops->next_due(ob, TARGET, &due), ERR_NOTFOUND);
 	free_messages(ms, k);
-	dc_outbox_destroy(ob);
+	impl->close(ob);
 }

@@ -1,6 +1,7 @@
-/* outbox.h's contract as a table of test cases, run against every outbox implementation: the
- * SQLite one here (outbox.c, crash.c) and the daemon's store-backed one (tests/unit/relay/).
- * The crash cases (crash_cases.c) also need the recorder, drain_check.c and helpers.c. */
+/* outbox.h's contract as a table of test cases, run against the SQLite outbox in each of the
+ * ways it is used: on a file of its own (outbox.c, crash.c here) and attached to the daemon's
+ * store connection (tests/unit/relay/store_outbox.c). The crash cases (crash_cases.c) also
+ * need the recorder, drain_check.c and helpers.c. */
 #ifndef TESTS_UNIT_DASHBOARD_CLIENT_OUTBOX_CASES_H
 #define TESTS_UNIT_DASHBOARD_CLIENT_OUTBOX_CASES_H
 
@@ -12,8 +13,11 @@ struct outbox_impl {
 	const char *name;
 	const char *file; /* the database file it keeps in its directory (removed after a case) */
 	/* Opens (creating when needed) the outbox kept in directory `dir`; opening it again
-	 * after a destroy finds what was there. */
+	 * after a close finds what was there. */
 	int (*open)(struct dc_outbox **out, const char *dir);
+	/* Lets go of what open made: the outbox, and the connection's owner when it is not the
+	 * outbox itself. */
+	void (*close)(struct dc_outbox *ob);
 };
 
 /* dashboard-client's SQLite outbox, file outbox.sqlite (outbox.c). */

@@ -13,7 +13,6 @@
 #include "common/err.h"
 #include "config.h"
 #include "dashboard-client/outbox.h"
-#include "outbox_store.h"
 #include "retention.h"
 #include "store.h"
 #include "tmpstate.h"
@@ -163,7 +162,7 @@ Test(retention, outbox_keeps_pending_messages)
 	struct store *s;
 	cr_assert_eq(store_sqlite_open(&s, dir), 0, "%s", err_last());
 	struct dc_outbox *ob;
-	cr_assert_eq(outbox_store_open(&ob, s, false), 0, "%s", err_last());
+	cr_assert_eq(s->ops->outbox_open(s, &ob), 0, "%s", err_last());
 	outbox_message(ob, "sci1-delivered", 0);
 	outbox_message(ob, "sci1-pending", 0);
 	struct dc_message got[2];
