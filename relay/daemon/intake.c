@@ -42,23 +42,46 @@ static size_t take_batch(struct intake *in, struct pending **batch)
 	return n;
 }
 
+/* Answers one waiter: its item as the store filled it when its commit held, else untouched. */
+static void answer(struct intake *in, struct pending *p, const struct intake_item *item, int rc)
+{
+	pthread_mutex_lock(&in->mu);
+	if (rc == 0)
+		*p->item = *item;
+	p->rc = rc;
+	p->done = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&in->mu);
+}
+
+/* Commits the batch in one transaction. When that fails, each delivery is committed again on
+ * its own: one that the store refuses (a malformed item, a key it repeats) fails alone, not
+ * every delivery that happened to wait beside it. */
 static void commit_batch(struct intake *in, struct pending **batch, size_t n)
 {
 	struct intake_item *items = in->items; /* only the writer thread uses them */
 	for (size_t i = 0; i < n; i++)
 		items[i] = *batch[i]->item;
 	int rc = in->store->ops->intake(in->store, items, n, clock_wall_ms());
-	if (rc < 0)
-		log_error("intake: batch of %zu not committed: %s", n, err_last());
 	metrics_observe_count(&in->m->commit_batch, n);
-	pthread_mutex_lock(&in->mu);
-	for (size_t i = 0; i < n; i++) {
-		*batch[i]->item = items[i];
-		batch[i]->rc = rc;
-		batch[i]->done = true;
-		pthread_cond_signal(&batch[i]->cond);
+	if (rc == 0 || n == 1) {
+		if (rc < 0)
+			log_error("intake: delivery %s not committed: %s", items[0].ids[0],
+				  err_last());
+		for (size_t i = 0; i < n; i++)
+			answer(in, batch[i], &items[i], rc);
+		return;
 	}
-	pthread_mutex_unlock(&in->mu);
+	log_warn("intake: batch of %zu not committed (%s); committing each on its own", n,
+		 err_last());
+	for (size_t i = 0; i < n; i++) {
+		items[i] = *batch[i]->item;
+		int one = in->store->ops->intake(in->store, &items[i], 1, clock_wall_ms());
+		if (one < 0)
+			log_error("intake: delivery %s not committed: %s", items[i].ids[0],
+				  err_last());
+		answer(in, batch[i], &items[i], one);
+	}
 }
 
 static void *writer(void *arg)

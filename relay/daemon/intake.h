@@ -14,7 +14,9 @@ struct intake;
 
 /* Takes ownership of `store` (the writer's own handle). */
 int intake_create(struct intake **out, struct store *store, struct metrics *m);
-/* Commits `it` (its job_id and duplicate filled in); 0, or the store's error for the batch. */
+/* Commits `it` (its job_id and duplicate filled in); 0, or the store's error, `it` then
+ * untouched. A batch the store refuses is committed again delivery by delivery, so a delivery
+ * fails only for a fault of its own or of the store, never for its neighbours'. */
 int intake_submit(struct intake *in, struct intake_item *it);
 /* How many submitted deliveries wait for the writer to take them (not those of the batch being
  * committed): read-only, so that a test can tell when a group has formed. */

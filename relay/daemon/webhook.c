@@ -154,7 +154,7 @@ static void decide_dispatch(struct wh_decision *d, const struct wh_rules *r, con
 	    memchr(json_string_value(id), 0, idlen))
 		return set_reason(d, WH_BAD, "client_payload.delivery_id is empty or too long");
 	memcpy(d->ids[1], json_string_value(id), idlen + 1);
-	d->n_ids = 2;
+	d->n_ids = strcmp(d->ids[0], d->ids[1]) == 0 ? 1 : 2; /* one id is one key */
 	decide_event(d, r, json_string_value(et), payload, depth + 1);
 }
 

@@ -480,7 +480,7 @@ Test(intake, a_delivery_that_makes_no_job_is_recorded_and_answered)
 	store_close(s);
 }
 
-Test(intake, every_waiter_of_a_refused_group_gets_the_error_and_the_next_group_commits)
+Test(intake, a_group_the_store_refuses_once_is_committed_again_one_by_one)
 {
 	struct sub holder, g[5], next;
 	hold_with(&holder);
@@ -496,17 +496,21 @@ Test(intake, every_waiter_of_a_refused_group_gets_the_error_and_the_next_group_c
 	sub_join(g, 5);
 	cr_assert_eq(holder.rc, 0);
 	cr_assert_eq(gate_size(2), 5, "the five were not one group");
-	for (int i = 0; i < 5; i++)
-		cr_assert_eq(g[i].rc, ERR_IO, "%s: %d", g[i].id, g[i].rc);
+	for (size_t i = 3; i <= 7; i++)
+		cr_assert_eq(gate_size(i), 1, "call %zu was not one delivery", i);
+	for (int i = 0; i < 5; i++) {
+		cr_assert_eq(g[i].rc, 0, "%s: %d", g[i].id, g[i].rc);
+		cr_assert_gt(g[i].it.job_id, 0);
+	}
 	sub_init(&next, "next", 9);
 	cr_assert_eq(intake_submit(in, &next.it), 0, "%s", err_last());
 	struct store *s = fresh();
-	cr_assert_eq(deliveries(s), 2); /* holder, next */
-	cr_assert_eq(jobs(s), 2);
+	cr_assert_eq(deliveries(s), 7); /* holder, the five, next */
+	cr_assert_eq(jobs(s), 7);
 	store_close(s);
 }
 
-Test(intake, a_group_that_fails_midway_commits_none_of_its_deliveries)
+Test(intake, a_delivery_the_store_cannot_take_fails_alone_and_its_group_commits)
 {
 	struct sub holder, g[4];
 	hold_with(&holder);
@@ -523,17 +527,17 @@ Test(intake, a_group_that_fails_midway_commits_none_of_its_deliveries)
 	cr_assert_eq(holder.rc, 0);
 	cr_assert_eq(gate_size(2), 4, "the four were not one group");
 	for (int i = 0; i < 4; i++)
-		cr_assert_eq(g[i].rc, ERR_IO, "%s was answered %d", g[i].id, g[i].rc);
+		cr_assert_eq(g[i].rc, i == 2 ? ERR_IO : 0, "%s was answered %d", g[i].id, g[i].rc);
+	cr_assert_eq(g[2].it.job_id, 0, "a refused delivery was handed a job id");
 	struct store *s = fresh();
-	cr_assert_eq(deliveries(s), 1); /* the holder's only */
-	cr_assert_eq(jobs(s), 1);
+	cr_assert_eq(deliveries(s), 4); /* the holder's and the three good ones */
+	cr_assert_eq(jobs(s), 4);       /* nothing of the bad one's job is left */
 	store_close(s);
-	/* and the intake goes on: the refused are new when delivered again */
+	/* and the bad one is new when delivered again, well formed */
 	struct sub again;
-	sub_init(&again, "g0", 1);
+	sub_init(&again, "bad", 3);
 	cr_assert_eq(intake_submit(in, &again.it), 0, "%s", err_last());
 	cr_assert_not(again.it.duplicate);
-	cr_assert_gt(again.it.job_id, holder.it.job_id);
 }
 
 Test(intake, a_delivery_refused_by_the_store_is_new_when_delivered_again)

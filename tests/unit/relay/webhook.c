@@ -92,6 +92,18 @@ Test(webhook, dispatch_rules)
 	cr_assert_str_eq(d->event, "push");
 }
 
+/* A dispatch whose upstream delivery id is its own X-GitHub-Delivery has one dedup key, not the
+ * same key twice (which the store refuses as a repeated key). */
+Test(webhook, dispatch_with_its_own_delivery_id_has_one_key)
+{
+	const char *same = "{\"client_payload\":{\"event_type\":\"push\",\"delivery_id\":\"id-1\","
+			   "\"payload\":{\"ref\":\"refs/heads/main\",\"after\":" SHA "," REPO "}}}";
+	const struct wh_decision *d = decide(&rules, "repository_dispatch", same);
+	cr_assert_eq(d->outcome, WH_ACCEPT);
+	cr_assert_eq(d->n_ids, 1);
+	cr_assert_str_eq(d->ids[0], "id-1");
+}
+
 Test(webhook, ping_only_at_top)
 {
 	cr_assert_eq(decide(&rules, "ping", "{}")->outcome, WH_PING);
