@@ -208,6 +208,23 @@ Test(funnel_select, a_checkpoints_negative_code_ends_the_selection_empty)
 	close_fixture(&f);
 }
 
+Test(funnel_select, a_checkpoints_positive_return_is_no_stop)
+{
+	struct fixture f;
+	open_fixture(&f);
+	up_select(&f.sel, f.specs, f.cache, BASE, HEAD, NULL);
+	struct checkpoints c = { .fail_at = FUNNEL_STEP_CHANGES, .code = 1 };
+	struct funnel_select_opts o = { .checkpoint = checkpoint, .checkpoint_ctx = &c };
+	struct funnel_selection again;
+	struct funnel_change ch = { .repo = up_dir(), .base = BASE, .head = HEAD };
+	cr_expect_eq(funnel_select(&again, &ch, f.specs, f.cache, &o), 0,
+		     "only a negative return ends the selection");
+	cr_expect_eq(c.n, 2);
+	expect_same_selection(&f.sel, &again, "past a positive checkpoint");
+	funnel_selection_finish(&again);
+	close_fixture(&f);
+}
+
 /* ---- bad input ---- */
 
 Test(funnel_select, an_unknown_revision_is_notfound_naming_it)
