@@ -75,25 +75,7 @@ Test(funnel_select, scheduled_tests_cases_come_in_rank_order_and_nothing_else)
 	open_fixture(&f);
 	up_select(&f.sel, f.specs, f.cache, BASE, HEAD, NULL);
 	expect_a_traced_range(&f.sel);
-	const struct select_report *rep = &f.sel.rep;
-	size_t k = 0, sum = 0, last_rank = 0;
-	for (size_t i = 0; i < rep->n_tests; i++) {
-		const struct select_test *t = &rep->tests[i];
-		if (t->fate != SELECT_SCHEDULED)
-			continue;
-		cr_expect_gt(t->rank, last_rank, "%s: scheduled tests in rank order", t->id);
-		last_rank = t->rank;
-		sum += t->kernel_cases;
-		for (size_t j = 0; j < t->kernel_cases; j++, k++) {
-			cr_assert_lt(k, f.sel.n_cases, "%s: its cases are all there", t->id);
-			cr_expect_eq(f.sel.cases[k], &rep->cases.v[t->case_first + j],
-				     "case %zu is %s's case %zu, from the report", k, t->id, j);
-			cr_expect_str_eq(f.sel.cases[k]->test_id, t->id);
-		}
-	}
-	cr_expect_eq(k, f.sel.n_cases, "no case of a test that is not scheduled");
-	cr_expect_eq(f.sel.n_cases, rep->kernel_cases);
-	cr_expect_eq(f.sel.n_cases, sum);
+	expect_cases_follow_the_schedule(&f.sel);
 	cr_expect_gt(f.sel.n_cases, 0);
 	close_fixture(&f);
 }

@@ -96,6 +96,29 @@ size_t scheduled_tests(const struct select_report *rep)
 	return n;
 }
 
+void expect_cases_follow_the_schedule(const struct funnel_selection *sel)
+{
+	const struct select_report *rep = &sel->rep;
+	size_t k = 0, sum = 0, last_rank = 0;
+	for (size_t i = 0; i < rep->n_tests; i++) {
+		const struct select_test *t = &rep->tests[i];
+		if (t->fate != SELECT_SCHEDULED)
+			continue;
+		cr_expect_gt(t->rank, last_rank, "%s: scheduled tests in rank order", t->id);
+		last_rank = t->rank;
+		sum += t->kernel_cases;
+		for (size_t j = 0; j < t->kernel_cases; j++, k++) {
+			cr_assert_lt(k, sel->n_cases, "%s: its cases are all there", t->id);
+			cr_expect_eq(sel->cases[k], &rep->cases.v[t->case_first + j],
+				     "case %zu is %s's case %zu, from the report", k, t->id, j);
+			cr_expect_str_eq(sel->cases[k]->test_id, t->id);
+		}
+	}
+	cr_expect_eq(k, sel->n_cases, "no case of a test that is not scheduled");
+	cr_expect_eq(sel->n_cases, rep->kernel_cases);
+	cr_expect_eq(sel->n_cases, sum);
+}
+
 static void expect_same_test(const struct select_test *a, const struct select_test *b,
 			     const char *what)
 {

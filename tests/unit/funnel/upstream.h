@@ -38,6 +38,10 @@ void up_select(struct funnel_selection *sel, struct funnel_specs *specs, struct 
 void expect_same_selection(const struct funnel_selection *a, const struct funnel_selection *b,
 			   const char *what);
 
+/* The scheduled tests' kernel cases, and only theirs, are sel->cases in rank order, each
+ * pointing at its test's run of the report's cases (n_cases = rep.kernel_cases = their sum). */
+void expect_cases_follow_the_schedule(const struct funnel_selection *sel);
+
 /* How many scheduled tests a report has. */
 size_t scheduled_tests(const struct select_report *rep);
 
