@@ -87,6 +87,9 @@ Test(funnel_history, a_bad_entry_is_inval_naming_the_file_and_the_id)
 	static const char *const bad[] = {
 		"{\"test/a.py::A::ok\": {}, \"test/b.py::B::bad\": 3}",
 		"{\"test/b.py::B::bad\": {\"mean_seconds\": \"slow\"}}",
+		"{\"test/b.py::B::bad\": {\"mean_seconds\": -1.5}}",
+		"{\"test/b.py::B::bad\": {\"failed_before\": \"true\"}}",
+		"{\"test/b.py::B::bad\": {\"flaky\": 1}}",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct fixture f;
