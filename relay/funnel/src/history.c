@@ -17,6 +17,18 @@ void funnel_history_finish(struct funnel_history *h)
 	memset(h, 0, sizeof *h);
 }
 
+/* {failed_before: bool, flaky: bool, mean_seconds: N >= 0}, each optional: a flag of another
+ * type ("true", 1) would silently read as false, a negative duration would cost less than none. */
+static bool good_entry(const json_t *e)
+{
+	const json_t *secs = json_object_get(e, "mean_seconds");
+	const json_t *failed = json_object_get(e, "failed_before"),
+		     *flaky = json_object_get(e, "flaky");
+	return json_is_object(e) &&
+	       (!secs || (json_is_number(secs) && json_number_value(secs) >= 0)) &&
+	       (!failed || json_is_boolean(failed)) && (!flaky || json_is_boolean(flaky));
+}
+
 static int read_entries(struct funnel_history *out, const char *path)
 {
 	size_t n = json_object_size(out->json);
@@ -29,10 +41,10 @@ static int read_entries(struct funnel_history *out, const char *path)
 	json_object_foreach(out->json, id, e)
 	{
 		json_t *secs = json_object_get(e, "mean_seconds");
-		if (!json_is_object(e) || (secs && !json_is_number(secs)))
+		if (!good_entry(e))
 			return err_set(ERR_INVAL,
-				       "--history %s: '%s': want {failed_before, flaky, "
-				       "mean_seconds}",
+				       "--history %s: '%s': want {\"failed_before\": bool, "
+				       "\"flaky\": bool, \"mean_seconds\": N >= 0}",
 				       path, id);
 		double mean = secs ? json_number_value(secs) : 0;
 		out->h.v[out->h.n++] = (struct select_history_entry){

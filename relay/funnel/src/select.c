@@ -21,9 +21,12 @@ void funnel__front_finish(struct funnel_front *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* Only a negative return ends the selection (funnel.h): a positive one must not stop the stages
+ * and come back as a code that is neither 0 nor an error. */
 static int checkpoint(const struct funnel_select_opts *o, enum funnel_step step)
 {
-	return o->checkpoint ? o->checkpoint(o->checkpoint_ctx, step) : 0;
+	int rc = o->checkpoint ? o->checkpoint(o->checkpoint_ctx, step) : 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* Stages 1 and 2. */
