@@ -1,6 +1,7 @@
 /* Stage 1's input (funnel.h: struct funnel_change): a range of the repository's history read
  * through libgit2, or a unified diff read from a file or standard input with a bound; and the
  * selector's cache a long-running caller keeps between selections. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static int read_diff(const char *path, char **out, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f)
-		return err_set_errno(ERR_IO, "--diff %s", path);
+		return err_set_errno(errno == ENOENT ? ERR_NOTFOUND : ERR_IO, "--diff %s", path);
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
 	int rc = buf ? 0 : err_set(ERR_NOMEM, "--diff buffer");

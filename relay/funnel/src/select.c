@@ -101,10 +101,14 @@ int funnel_select(struct funnel_selection *out, const struct funnel_change *ch,
 	 * work, and the first init of a process loads the system's CA certificates. */
 	git_libgit2_init();
 	struct funnel_front f = { 0 };
-	int rc = front(&f, ch, cache, o);
+	struct funnel_cache *own = NULL;
+	int rc = cache ? 0 : funnel_cache_create(&own, NULL);
+	if (rc == 0)
+		rc = front(&f, ch, cache ? cache : own, o);
 	if (rc == 0)
 		rc = back(&out->rep, &f, specs, o);
 	funnel__front_finish(&f);
+	funnel_cache_destroy(own);
 	git_libgit2_shutdown();
 	if (rc == 0)
 		rc = scheduled_cases(out);

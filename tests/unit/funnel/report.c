@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "dashboard-client/job.h"
+#include "dashboard-client/outbox_sqlite.h"
 #include "funnel/funnel.h"
 #include "upstream.h"
 

@@ -119,9 +119,10 @@ struct funnel_selection {
 };
 
 /* Runs the four stages on `ch` with `specs` (which must outlive the selection: its cases point
- * into them). `cache` is borrowed. Returns 0, ERR_INVAL or ERR_NOTFOUND for bad input (an
- * unknown revision, a malformed diff), a checkpoint's code, or another negative code; the
- * selection is then empty but must still be finished. */
+ * into them). `cache` is borrowed; NULL: a cache of the selection's own, dropped at its end.
+ * Returns 0, ERR_INVAL or ERR_NOTFOUND for bad input (an unknown revision, a malformed diff), a
+ * checkpoint's code, or another negative code; the selection is then empty but must still be
+ * finished. */
 int funnel_select(struct funnel_selection *out, const struct funnel_change *ch,
 		  struct funnel_specs *specs, struct funnel_cache *cache,
 		  const struct funnel_select_opts *o);
