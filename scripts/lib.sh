@@ -44,16 +44,21 @@ configure_and_build() {
 	}
 }
 
-# summarize DIR: one closing line for the whole run, from meson's log of it: Criterion's
-# per-binary syntheses, the shell checks' own counts, and one for every other test.
+# summarize DIR [LOGBASE...]: one closing line for the whole run, from meson's logs of it
+# (default testlog; `meson test --logbase NAME` writes NAME.txt): Criterion's per-binary
+# syntheses, the shell checks' own counts, and one for every other test.
 summarize() {
-	local log="$1/meson-logs/testlog.txt"
-	[[ -f $log ]] || return 0
+	local dir=$1 base log=()
+	shift
+	for base in "${@:-testlog}"; do
+		[[ -f $dir/meson-logs/$base.txt ]] && log+=("$dir/meson-logs/$base.txt")
+	done
+	((${#log[@]})) || return 0
 	awk '
 		/Synthesis: Tested:/ { for (i = 1; i <= NF; i++) { if ($i == "Passing:") p += $(i+1); if ($i == "Failing:") f += $(i+1); if ($i == "Crashing:") f += $(i+1); if ($i == "Tested:") t += $(i+1) } }
 		/^[a-z-]+: [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4; t += $2 + $4 }
 		/^replayed [0-9]+ inputs$/ { p += $2; t += $2 }
 		END { printf "Criterion and checks: Tested: %d | Passing: %d | Failing: %d\n", t, p, f;
 		      printf "%d passed, %d failed\n", p, f }
-	' "$log"
+	' "${log[@]}"
 }

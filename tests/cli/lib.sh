@@ -1,6 +1,14 @@
 # Shared by the CLI checks (sourced, not run): a scratch directory removed on exit, the pass and
 # fail counts, and the checks every script uses. The script sets `cli_name` (its name in the
 # summary and the scratch directory's) and, for usage_error, `cli_sub` (the subcommand).
+# The interpreter itself, found once: a version manager's shim (pyenv's python3 is a bash
+# script) costs a quarter of a second per start, and these checks start Python hundreds of times.
+if ! py_exe=$(command python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || [[ -z $py_exe ]]; then
+	echo "${cli_name}: python3 is not installed" >&2
+	exit 1
+fi
+python3() { "$py_exe" "$@"; }
+export -f python3 2>/dev/null || true
 tmp=$(mktemp -d "/tmp/${cli_name}.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 out=$tmp/out err=$tmp/err
