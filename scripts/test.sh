@@ -12,6 +12,8 @@ configure_and_build "$dir" ${MESON_SETUP_ARGS:-}
 rc=0
 # Long runs (exhaustive numerics, soak) are opt-in: `scripts/test.sh --suite long` (the
 # default test setup in meson.build leaves them out).
-meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)" "$@" || rc=$?
+# Twice as many tests at a time as cores: many of them wait on a daemon, a socket or a timer
+# rather than compute (measured on 2 cores: 103 s with 4 at a time, 114 s with 2).
+meson test -C "$dir" --print-errorlogs --num-processes "$((2 * $(nproc)))" "$@" || rc=$?
 summarize "$dir"
 exit "$rc"
