@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define REC_BODY_MAX (4u << 20)
 #define REC_FAULTS   64
@@ -33,6 +34,7 @@ struct recorder {
 	char req_name[64], req_value[512];
 	bool dedup;
 	unsigned long conns;
+	unsigned long open; /* connections not closed yet */
 	volatile int stopping;
 };
 
@@ -243,10 +245,13 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 {
 	(void)c;
 	struct recorder *r = cls;
-	if (code != MHD_CONNECTION_NOTIFY_STARTED)
-		return;
 	pthread_mutex_lock(&r->mu);
-	*socket_context = (void *)(uintptr_t)++r->conns;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = (void *)(uintptr_t)++r->conns;
+		r->open++;
+	} else if (r->open > 0) {
+		r->open--;
+	}
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -340,6 +345,22 @@ struct rec_request recorder_get(struct recorder *r, size_t i)
 	struct rec_request q = i < r->n ? r->reqs[i] : (struct rec_request){ .seq = -1 };
 	pthread_mutex_unlock(&r->mu);
 	return q;
+}
+
+int recorder_wait_idle(struct recorder *r, int timeout_ms)
+{
+	for (int waited = 0;; waited += 5) {
+		pthread_mutex_lock(&r->mu);
+		unsigned long open = r->open;
+		pthread_mutex_unlock(&r->mu);
+		if (open == 0)
+			break;
+		if (waited >= timeout_ms)
+			return -1;
+		usleep(5000);
+	}
+	usleep(20000); /* a closed connection's thread still frees its memory on its way out */
+	return 0;
 }
 
 unsigned long recorder_connections(struct recorder *r)

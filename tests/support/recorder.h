@@ -54,6 +54,11 @@ size_t recorder_count(struct recorder *r);
 /* A copy of request i (body shared with the recorder: valid until recorder_stop). */
 struct rec_request recorder_get(struct recorder *r, size_t i);
 unsigned long recorder_connections(struct recorder *r);
+/* Waits until no connection is open (their threads done with them), at most `timeout_ms`:
+ * 0, or -1 when one stays open. A test that forks calls it first: a child forked while another
+ * thread holds an allocator's lock (ASan's allocator has no fork handler) deadlocks at its
+ * first malloc. */
+int recorder_wait_idle(struct recorder *r, int timeout_ms);
 /* Accepted requests with this Idempotency-Key. */
 int recorder_accepted(struct recorder *r, const char *idem);
 

@@ -100,6 +100,7 @@ void outbox_case_crash(const struct outbox_impl *impl, enum outbox_crash_point p
 	struct recorder *rec = recorder_start();
 	cr_assert_not_null(rec);
 	recorder_url(rec, "/github/callback", url, sizeof(url));
+	cr_assert_eq(recorder_wait_idle(rec, 10000), 0, "the recorder stayed busy");
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
