@@ -116,6 +116,7 @@ class State:
     real_ops_cls = None
     opdtypes = None
     current_test_file = None
+    db_list_ids = set()       # the database's own lists (a test file importing one is no news)
     deco_touch_start = None   # TOUCH[0] when the decorator being evaluated started
 
 
@@ -969,9 +970,11 @@ def exec_statements(tree, filename, g):
             node = elt.value if isinstance(elt, ast.Starred) else elt
             expr = ast.Expression(node)
             ast.fix_missing_locations(expr)
+            mark = len(State.entries)
             try:
                 v = eval(compile(expr, filename, "eval", flags=flags, dont_inherit=True), g)
             except (Exception, SystemExit) as exc:
+                del State.entries[mark:]        # constructed in part only
                 record_error(filename, elt.lineno, "list element skipped", exc, name=target)
                 continue
             if isinstance(elt, ast.Starred):
@@ -1302,7 +1305,8 @@ def run_test_file(path):
     return {"ops_tests": ops_tests,
             "plain_tests": {k: sorted(v) for k, v in plain.items()},
             "instantiations": {f"{relpath}::{k}": v for k, v in sorted(inst.items())},
-            "lists": module_lists(module.__dict__, f"{relpath}:"),
+            "lists": {k: v for k, v in module_lists(module.__dict__, f"{relpath}:").items()
+                      if id(v) not in State.db_list_ids},
             "errors": State.errors[errors_mark:],
             "entries_created": len(State.entries) - entries_mark}
 
@@ -1498,6 +1502,7 @@ def load_database():
         if modname.startswith("torch.testing._internal.opinfo.definitions") and mod is not None:
             short = modname[len("torch.testing._internal."):]
             lists.update(module_lists(mod.__dict__, short + "."))
+    State.db_list_ids = {id(v) for v in lists.values()}
     return cmi, lists
 
 
