@@ -51,10 +51,32 @@ Known limits (stubs cannot be real torch)
     attribute is among the absent ones; `inspect.getfullargspec(torch._refs.x)` cannot work and
     such decorators end in "errors".
 
-Output (--out): {"entries", "lists", "list_entries", "ops_tests", "plain_tests",
-  "instantiations", "assumptions", "errors"}, keys sorted, lists in Python's order where the
-  order means something (op lists, entries in creation order) and sorted otherwise.
-  An "instantiated" dtype list of [null] means OpDTypes.none (instantiated without a dtype).
+Output (--out), one JSON object, keys sorted, lists in Python's order where the order means
+something (op lists; entries in creation order) and sorted otherwise:
+  entries       every OpInfo (any subclass) constructed while loading the database: index, file
+                and line of the constructor call, module_statement (file and line of the
+                module-level code executing then, e.g. a helper's call inside op_db's literal;
+                differs from file/line for entries made by helpers and loops), class,
+                name, variant_test_name, formatted_name, aten_name, aliases, dtypes (CPU,
+                sorted names), sample_inputs_func / reference_inputs_func (function names; a
+                partial gives its function's), has_ref, skips (DecorateInfos that skip or xfail:
+                cls_name, test_name, device_type, dtypes, active_if), other_decorators, ctor
+                (number of positional arguments, keyword names), supports_* flags.
+  lists         every module-level name bound to a non-empty list/tuple of entries, as
+                [[name, variant_test_name], ...]: common_methods_invocations' names bare,
+                opinfo/definitions' as "opinfo.definitions.fft.op_db", test files' own lists
+                as "test/test_x.py:name". list_entries: the same as indices into entries.
+  ops_tests     "test/test_x.py::Class::method" -> ops, op_entries, dtypes_mode (an OpDTypes
+                name or "explicit" with dtypes), allowed_dtypes, instantiated
+                ({formatted_name: [CPU dtype names]}; [null] means OpDTypes.none, i.e. no dtype
+                suffix), decorators (source text of all the test's decorators), line,
+                cpu_instantiated (the class goes through instantiate_device_type_tests for CPU),
+                stub_dependent (evaluating the @ops arguments touched a stub: the list may
+                differ from real PyTorch's). A decorator that could not be evaluated gives
+                {"error", "decorator", "line", "ops": null}.
+  plain_tests   "test/test_x.py::Class" -> test methods without @ops.
+  instantiations, test_file_skips (DecorateInfos a test file adds to entries via skipOps),
+  test_files (per-file counts), assumptions, errors ({file, line, where, error, ...}).
 
 Run
   python3 tests/tools/opdb_truth.py --root /tmp/realpt --out /tmp/opdb_truth.json
@@ -116,6 +138,8 @@ class State:
     real_ops_cls = None
     opdtypes = None
     current_test_file = None
+    db_entries = 0            # entries made by the database (the rest come from test files)
+    deco_counts = []          # len(op.decorators) of each database entry after loading
     db_list_ids = set()       # the database's own lists (a test file importing one is no news)
     deco_touch_start = None   # TOUCH[0] when the decorator being evaluated started
 
@@ -604,13 +628,11 @@ def build_packaging():
 
 
 def _dataclass_repr(obj, indent=0, width=80):
-    """torchgen.utils.dataclass_repr, near enough: the fields of a dataclass, recursively."""
-    import dataclasses
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        inner = ", ".join(f"{f.name}={_dataclass_repr(getattr(obj, f.name, None))}"
-                          for f in dataclasses.fields(obj) if f.repr)
-        return f"{type(obj).__name__}({inner})"
-    return repr(obj)
+    """torchgen.utils.dataclass_repr: on Python >= 3.10 it is pprint.pformat, which prints a
+    dataclass field by field. common_methods_invocations filters on it ("linalg.det" not in
+    str(op)), so this one matters; stubs print as "<stub>", never as a dotted path."""
+    import pprint
+    return pprint.pformat(obj, indent, width)
 
 
 def build_torchgen():
@@ -756,12 +778,18 @@ def build_common_device_type_stub(name):
 # Entries: a recording __new__ on the real OpInfo.
 
 class EntryRec:
-    __slots__ = ("obj", "cls", "nargs", "kwnames", "file", "line")
+    __slots__ = ("obj", "cls", "nargs", "kwnames", "file", "line", "module_file", "module_line")
 
-    def __init__(self, obj, cls, args, kwargs, file, line):
+    def __init__(self, obj, cls, args, kwargs, frame):
         self.obj, self.cls = obj, cls
         self.nargs, self.kwnames = len(args), sorted(kwargs)
-        self.file, self.line = file, line
+        self.file, self.line = frame.f_code.co_filename, frame.f_lineno
+        # An entry made by a helper function or a loop: where its module-level statement is.
+        f = frame
+        while f is not None and f.f_code.co_name != "<module>":
+            f = f.f_back
+        self.module_file = f.f_code.co_filename if f is not None else None
+        self.module_line = f.f_lineno if f is not None else None
 
 
 def install_entry_recorder(core):
@@ -777,9 +805,7 @@ def install_entry_recorder(core):
     def __new__(cls, *args, **kwargs):
         obj = object.__new__(cls) if previous is None else previous.__func__(cls, *args, **kwargs)
         if args or kwargs:      # a constructor call (copy/pickle create without arguments)
-            f = sys._getframe(1)
-            State.entries.append(EntryRec(obj, cls, args, kwargs, f.f_code.co_filename,
-                                          f.f_lineno))
+            State.entries.append(EntryRec(obj, cls, args, kwargs, sys._getframe(1)))
         return obj
 
     opinfo.__new__ = staticmethod(__new__)
@@ -1247,6 +1273,30 @@ def _is_test_method(name, value):
                                         inspect.isfunction(getattr(value, "__wrapped__", None)))
 
 
+def _deco_count(op):
+    try:
+        return len(tuple(getattr(op, "decorators", ()) or ()))
+    except TypeError:
+        return 0
+
+
+def added_decorators():
+    """DecorateInfos a test file added to database entries (common_methods_invocations.skipOps
+    appends to op.decorators while the file's decorators are evaluated)."""
+    out = []
+    for i in range(State.db_entries):
+        op = State.entries[i].obj
+        before = State.deco_counts[i]
+        decs = tuple(getattr(op, "decorators", ()) or ())
+        if len(decs) <= before:
+            continue
+        skips, others = describe_decorators(op, decs[before:])
+        for item in skips + others:
+            item = dict(item, entry=i, name=_name(op), variant_test_name=_variant(op))
+            out.append(item)
+    return sorted(out, key=lambda x: json.dumps(x, sort_keys=True))
+
+
 def run_test_file(path):
     """Execute one test file; returns its facts (JSON-ready)."""
     relpath = rel(path)
@@ -1307,6 +1357,7 @@ def run_test_file(path):
             "instantiations": {f"{relpath}::{k}": v for k, v in sorted(inst.items())},
             "lists": {k: v for k, v in module_lists(module.__dict__, f"{relpath}:").items()
                       if id(v) not in State.db_list_ids},
+            "added_skips": added_decorators(),
             "errors": State.errors[errors_mark:],
             "entries_created": len(State.entries) - entries_mark}
 
@@ -1423,9 +1474,11 @@ def _is_decorateinfo(d):
     return hasattr(d, "cls_name") and hasattr(d, "test_name")
 
 
-def describe_decorators(op):
+def describe_decorators(op, decorators=None):
     skips, others = [], []
-    for d in getattr(op, "decorators", ()) or ():
+    if decorators is None:
+        decorators = getattr(op, "decorators", ()) or ()
+    for d in decorators:
         if _is_decorateinfo(d):
             kinds = [_deco_kind(x) for x in getattr(d, "decorators", [])]
             active = getattr(d, "active_if", True)
@@ -1452,6 +1505,7 @@ def describe_entry(i, r):
         aliases = []
     skips, others = describe_decorators(op)
     e = {"index": i, "file": rel(r.file), "line": r.line, "class": r.cls.__name__,
+         "module_statement": [rel(r.module_file), r.module_line] if r.module_file else None,
          "name": _name(op), "variant_test_name": _variant(op),
          "formatted_name": _safe(lambda: op.formatted_name),
          "aten_name": getattr(op, "aten_name", None), "aliases": aliases,
@@ -1503,6 +1557,8 @@ def load_database():
             short = modname[len("torch.testing._internal."):]
             lists.update(module_lists(mod.__dict__, short + "."))
     State.db_list_ids = {id(v) for v in lists.values()}
+    State.db_entries = len(State.entries)
+    State.deco_counts = [_deco_count(r.obj) for r in State.entries]
     return cmi, lists
 
 
@@ -1549,7 +1605,7 @@ def build(root, test_files=None):
            "lists": {k: [[_name(op), _variant(op)] for op in v] for k, v in lists.items()},
            "list_entries": {k: [_entry_index(op) for op in v] for k, v in lists.items()},
            "ops_tests": {}, "plain_tests": {}, "instantiations": {},
-           "assumptions": ASSUMPTIONS, "test_files": {}}
+           "assumptions": ASSUMPTIONS, "test_files": {}, "test_file_skips": {}}
     if test_files is None:
         tdir = os.path.join(State.root, "test")
         test_files = sorted(os.path.join(tdir, f) for f in os.listdir(tdir)
@@ -1570,6 +1626,8 @@ def build(root, test_files=None):
         State.errors.extend(res["errors"])
         out["test_files"][relpath] = {"ops_tests": len(res["ops_tests"]),
                                       "entries_created": res["entries_created"]}
+        if res["added_skips"]:
+            out["test_file_skips"][relpath] = res["added_skips"]
     out["errors"] = sorted(State.errors, key=lambda e: (e.get("file") or "", e.get("line") or 0,
                                                         e.get("where", ""), e.get("error", "")))
     return out

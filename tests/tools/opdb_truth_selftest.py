@@ -67,6 +67,7 @@ class FakeTree(unittest.TestCase):
             ("OpInfo", "add", ""), ("OpInfo", "sum", "dim")])
         for x in e:
             self.assertEqual(x["file"], CMI)
+            self.assertEqual(x["module_statement"], [CMI, x["line"]])   # made directly
         self.assertEqual(self.entry("neg")["line"], line_of(self.cmi, "UnaryLikeInfo('neg'"))
         self.assertEqual(self.entry("abs")["line"], line_of(self.cmi, "UnaryLikeInfo(\n"))
         self.assertEqual(self.entry("sum")["line"], line_of(self.cmi, "OpInfo('sum'"))
