@@ -972,12 +972,18 @@ def exec_statements(tree, filename, g):
     for stmt in tree.body:
         code = compile(ast.Module([stmt], []), filename, "exec", flags=flags, dont_inherit=True)
         mark = len(State.entries)
+        marks = (len(State.errors), len(State.ops_records), len(State.instantiations))
         try:
             exec(code, g)
             continue
         except (Exception, SystemExit) as exc:
             failure = exc
         if isinstance(stmt, ast.ClassDef):
+            # The rebuild evaluates the body again: forget what the failed attempt recorded.
+            del State.entries[mark:]
+            del State.errors[marks[0]:]
+            del State.ops_records[marks[1]:]
+            del State.instantiations[marks[2]:]
             record_error(filename, _exc_line(failure, filename) or stmt.lineno,
                          "class rebuilt statement by statement", failure, name=stmt.name)
             exec_class_fallback(stmt, filename, g, flags)
@@ -1340,8 +1346,9 @@ def run_test_file(path):
             _, qual, failed, src = rec
             cls_name, _, meth = qual.rpartition(".")
             key = f"{relpath}::{cls_name}::{meth}"
-            ops_tests[key] = {"error": _clean(f"{type(failed.exc).__name__}: {failed.exc}")[:500],
-                              "decorator": src[:300], "line": failed.line, "ops": None}
+            error = _clean(f"{type(failed.exc).__name__}: {failed.exc}")[:500]
+            ops_tests.setdefault(key, {"error": error, "decorator": src[:300],
+                                       "line": failed.line, "ops": None})
             continue
         if id(rec) in found:
             continue
@@ -1349,6 +1356,8 @@ def run_test_file(path):
             qual = getattr(fn, "__qualname__", "<not applied>")
             cls_name, _, meth = qual.rpartition(".")
             key = f"{relpath}::{cls_name}::{meth}"
+            if key in ops_tests:
+                continue
             d = describe_ops_test(rec, fn, None, inst)
             d["note"] = "not found as a method of a module-level class"
             ops_tests[key] = d
