@@ -455,7 +455,6 @@ int selector_impact_run(struct impact_result **out, const struct change_set *cha
 	if (!out || !changes || !base || !head)
 		return err_set(ERR_INVAL, "impact_run: NULL argument");
 	struct ictx x = { .cs = changes, .base = base, .head = head, .cfg = config };
-	x.max_depth = config && config->max_depth > 0 ? config->max_depth : IMPACT_DEPTH_MAX;
 	if (!(x.res = calloc(1, sizeof(*x.res))))
 		return err_set(ERR_NOMEM, "impact result");
 	int rc = run(&x);

@@ -640,8 +640,6 @@ static int closure(struct ictx *x)
 	for (; qi < qn && !rc; qi++) {
 		intptr_t d, idx;
 		strmap_get(&x->impacted, queue[qi], &d);
-		if (d >= x->max_depth)
-			continue;
 		const struct impact_graph *g = x->graph;
 		for (int layer = 0; layer < 2 && !rc; layer++) {
 			const struct impact_source *s = layer ? g->over : g->src;

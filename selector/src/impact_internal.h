@@ -83,7 +83,6 @@ struct ictx {
 	const struct change_set *cs;
 	const struct catalog *base, *head;
 	const struct impact_config *cfg;
-	int max_depth;
 	struct impact_result *res;
 	struct strmap cand; /* test id -> candidate index */
 	size_t cand_cap;

@@ -96,7 +96,6 @@
 /* Whole catalogs a catalog cache keeps by root tree id (the warm path: base and head of the
  * last selections). */
 #define CATALOG_TREES_MAX 4
-#define IMPACT_DEPTH_MAX  12
 /* Stage 2's shared call graph: changed torch/ source files laid over it (more, or a change of
  * re-exports, builds it anew). */
 #define IMPACT_OVERLAY_FILES_MAX 256

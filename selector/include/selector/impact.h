@@ -54,7 +54,6 @@ struct impact_config {
 	const struct impact_path_rule *rules;
 	size_t n_rules;
 	const char *coverage_json; /* a JSON object: source path -> [test ids]; NULL: none */
-	int max_depth;             /* call graph depth; 0: IMPACT_DEPTH_MAX */
 };
 
 struct impact_result {
