@@ -455,8 +455,8 @@ void selector_catalog_destroy(struct catalog *cat)
 		impact__graph_destroy(priv->graph);
 		impact__msg_index_destroy(priv->msg_index);
 		free(priv->by_id);
-		strmap_free(&priv->op_kinds);
 		strmap_free(&priv->op_infos);
+		catalog__oplists_free(priv);
 		scan__arena_free(&priv->arena);
 		free(priv);
 	}
@@ -498,32 +498,18 @@ const struct catalog_test *selector_catalog_test(const struct catalog *cat, cons
 	return NULL;
 }
 
-const char *selector_catalog_op_kind(const struct catalog *cat, const char *name)
+int selector_catalog_test_runs_op(const struct catalog *cat, const struct catalog_test *t,
+				  const char *name)
 {
-	const struct catalog_priv *priv = cat->priv_;
-	intptr_t v;
-	return strmap_get(&priv->op_kinds, name, &v) ? (const char *)v : NULL;
-}
-
-bool selector_catalog_test_covers_op(const struct catalog_test *t, const char *name,
-				     const char *kind)
-{
-	switch (t->opset) {
-	case CATALOG_OPSET_NONE:
-		return false;
-	case CATALOG_OPSET_ALL:
-		return true;
-	case CATALOG_OPSET_UNARY:
-		return kind && strcmp(kind, "UnaryUfuncInfo") == 0;
-	case CATALOG_OPSET_BINARY:
-		return kind && strcmp(kind, "BinaryUfuncInfo") == 0;
-	case CATALOG_OPSET_REDUCTION:
-		return kind && strcmp(kind, "ReductionOpInfo") == 0;
-	case CATALOG_OPSET_NAMES:
-		for (size_t i = 0; i < t->n_op_names; i++)
-			if (strcmp(t->op_names[i], name) == 0)
-				return true;
-		return false;
-	}
-	return false;
+	const struct catalog_op_list *l;
+	if (t->opset == CATALOG_OPSET_NONE)
+		return 0;
+	int rc = catalog__test_op_list(cat, t, &l);
+	if (rc || !l || l->status == 0)
+		return rc ? rc : 1;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->entries[i]->name, name) ||
+		    (l->entries[i]->aten_name && !strcmp(l->entries[i]->aten_name, name)))
+			return 1;
+	return 0;
 }

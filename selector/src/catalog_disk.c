@@ -17,7 +17,7 @@
 #include "common/fsutil.h"
 #include "common/limits.h"
 
-#define CATALOG_DISK_MAGIC "spyre-catalog-8\n"
+#define CATALOG_DISK_MAGIC "spyre-catalog-10\n"
 #define NULL_LEN           0xffffffffu
 
 /* ---- writing ---- */
@@ -89,6 +89,9 @@ static void w_function(struct buf *b, int *rc, const struct scan_function *f)
 	w_strs(b, rc, f->uses, f->n_uses);
 	w_u64(b, rc, f->body_hash);
 	w_strs(b, rc, f->registers, f->n_registers);
+	w_args(b, rc, f->params, f->n_params);
+	w_args(b, rc, f->super_args, f->n_super_args);
+	w_u32(b, rc, f->returns_function);
 }
 
 static void w_scan(struct buf *b, int *rc, const struct scan_file *s)
@@ -108,6 +111,7 @@ static void w_scan(struct buf *b, int *rc, const struct scan_file *s)
 		w_u32(b, rc, c->first_line);
 		w_u32(b, rc, c->last_line);
 		w_u32(b, rc, c->deco_line);
+		w_u64(b, rc, c->body_hash);
 		w_args(b, rc, c->bases, c->n_bases);
 		w_decos(b, rc, c->decorators, c->n_decorators);
 	}
@@ -144,6 +148,8 @@ static void w_scan(struct buf *b, int *rc, const struct scan_file *s)
 		w_str(b, rc, o->samples);
 		w_u32(b, rc, o->first_line);
 		w_u32(b, rc, o->last_line);
+		w_u64(b, rc, o->hash);
+		w_args(b, rc, o->args, o->n_args);
 		w_strs(b, rc, o->uses, o->n_uses);
 	}
 	w_u32(b, rc, (uint32_t)s->n_globals);
@@ -153,6 +159,15 @@ static void w_scan(struct buf *b, int *rc, const struct scan_file *s)
 		w_u32(b, rc, (uint32_t)g->class_index);
 		w_u32(b, rc, g->line);
 		w_strs(b, rc, g->uses, g->n_uses);
+	}
+	w_u32(b, rc, (uint32_t)s->n_bindings);
+	for (size_t i = 0; i < s->n_bindings; i++) {
+		const struct scan_binding *g = &s->bindings[i];
+		w_str(b, rc, g->name);
+		w_u32(b, rc, (uint32_t)g->class_index);
+		w_u32(b, rc, g->augmented);
+		w_str(b, rc, g->value);
+		w_u32(b, rc, g->line);
 	}
 	w_u32(b, rc, (uint32_t)s->n_warnings);
 	for (size_t i = 0; i < s->n_warnings; i++) {
@@ -326,11 +341,14 @@ static void r_function(struct rd *r, struct scan_function *f)
 	f->uses = r_strs(r, &f->n_uses);
 	f->body_hash = r_u64(r);
 	f->registers = r_strs(r, &f->n_registers);
+	f->params = r_args(r, &f->n_params);
+	f->super_args = r_args(r, &f->n_super_args);
+	f->returns_function = r_u32(r) != 0;
 }
 
 static void r_classes(struct rd *r, struct scan_file *s)
 {
-	s->classes = r_array(r, &s->n_classes, sizeof(*s->classes), 36);
+	s->classes = r_array(r, &s->n_classes, sizeof(*s->classes), 44);
 	for (size_t i = 0; i < s->n_classes && !r->bad; i++) {
 		struct scan_class *c = &s->classes[i];
 		c->name = r_str(r);
@@ -340,6 +358,7 @@ static void r_classes(struct rd *r, struct scan_file *s)
 		c->first_line = r_u32(r);
 		c->last_line = r_u32(r);
 		c->deco_line = r_u32(r);
+		c->body_hash = r_u64(r);
 		c->bases = r_args(r, &c->n_bases);
 		c->decorators = r_decos(r, &c->n_decorators);
 	}
@@ -365,7 +384,7 @@ static void r_rest(struct rd *r, struct scan_file *s)
 		s->instantiates[i].argv = r_args(r, &s->instantiates[i].argc);
 		s->instantiates[i].line = r_u32(r);
 	}
-	s->opinfos = r_array(r, &s->n_opinfos, sizeof(*s->opinfos), 24);
+	s->opinfos = r_array(r, &s->n_opinfos, sizeof(*s->opinfos), 36);
 	for (size_t i = 0; i < s->n_opinfos && !r->bad; i++) {
 		struct scan_opinfo *o = &s->opinfos[i];
 		o->kind = r_str(r);
@@ -377,6 +396,8 @@ static void r_rest(struct rd *r, struct scan_file *s)
 		o->samples = r_str(r);
 		o->first_line = r_u32(r);
 		o->last_line = r_u32(r);
+		o->hash = r_u64(r);
+		o->args = r_args(r, &o->n_args);
 		o->uses = r_strs(r, &o->n_uses);
 	}
 	s->globals = r_array(r, &s->n_globals, sizeof(*s->globals), 16);
@@ -386,6 +407,15 @@ static void r_rest(struct rd *r, struct scan_file *s)
 		g->class_index = (int)r_u32(r);
 		g->line = r_u32(r);
 		g->uses = r_strs(r, &g->n_uses);
+	}
+	s->bindings = r_array(r, &s->n_bindings, sizeof(*s->bindings), 20);
+	for (size_t i = 0; i < s->n_bindings && !r->bad; i++) {
+		struct scan_binding *g = &s->bindings[i];
+		g->name = r_str(r);
+		g->class_index = (int)r_u32(r);
+		g->augmented = r_u32(r) != 0;
+		g->value = r_str(r);
+		g->line = r_u32(r);
 	}
 	s->warnings = r_array(r, &s->n_warnings, sizeof(*s->warnings), 8);
 	for (size_t i = 0; i < s->n_warnings && !r->bad; i++) {
@@ -414,7 +444,7 @@ static struct scan_file *r_scan(struct rd *r)
 	s->n_lines = r_u32(r);
 	s->module_hash = r_u64(r);
 	r_classes(r, s);
-	s->functions = r_array(r, &s->n_functions, sizeof(*s->functions), 60);
+	s->functions = r_array(r, &s->n_functions, sizeof(*s->functions), 72);
 	for (size_t i = 0; i < s->n_functions && !r->bad; i++)
 		r_function(r, &s->functions[i]);
 	r_rest(r, s);

@@ -42,11 +42,17 @@ int catalog__file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_
 int catalog__cached_file_tests(struct catalog *cat, size_t *cap, size_t file,
 			       const uint32_t **order);
 
+/* Whether decorator d (of a function of sf) is @ops(...): by its name, or by a module-level
+ * alias `NAME = partial(ops, ...)` whose canonical text goes to *partial (else NULL). */
+bool catalog__ops_decorator(const struct scan_file *sf, const struct scan_decorator *d,
+			    const char **partial);
+
 /* The formatted names of the op database entries an @ops argument (its source text) selects
- * (catalog_opvariants.c), in a malloc'ed array of malloc'ed strings: 1 exact, 2 a superset
- * (*why says why), 0 not resolvable, or ERR_NOMEM. */
-int catalog__op_variants(const struct catalog *cat, const char *arg, char ***names, size_t *n,
-			 const char **why);
+ * in test_file (in the body of its class cls, or -1), evaluated as Python builds the op lists
+ * (catalog_oplists.c), in a malloc'ed array of malloc'ed strings: 1 exact, 2 a superset (*why,
+ * malloc'ed, says why), 0 not resolvable, or ERR_NOMEM. */
+int catalog__op_variants(const struct catalog *cat, const struct catalog_file *test_file, int cls,
+			 const char *arg, char ***names, size_t *n, char **why);
 
 /* Parsers of one blob's bytes into arena memory. */
 int catalog__parse_yaml(struct catalog_blob *b, struct arena *a, const char *path, const char *data,
@@ -100,10 +106,29 @@ struct catalog_priv {
 	struct impact_graph *graph;
 	struct impact_msg_index *msg_index; /* the message signal's, built by its first need */
 	const struct catalog_test **by_id;  /* sorted by id */
-	struct strmap op_kinds;             /* op name -> OpInfo kind (const char *) */
 	struct strmap
 	    op_infos; /* op name, name.variant, formatted name -> its entry (catalog_opinfo.c) */
+	struct ol *oplists;     /* the op lists' evaluator, built by its first need */
+	struct strmap op_lists; /* "file:class:argument" -> struct catalog_op_list * */
 };
+
+/* The op database entries an @ops argument selects (catalog_oplists.c). */
+struct catalog_op_list {
+	int status; /* 1 exact, 2 a superset (why says why), 0 not resolvable */
+	const struct scan_opinfo **entries; /* in list order, each once */
+	size_t n;
+	char *why;
+};
+
+/* The entries of @ops(arg) in test_file's class cls (-1: at module level), evaluated as Python
+ * builds the op lists; the answer is the catalog's (kept, for its life, per argument). 0 or
+ * ERR_NOMEM. */
+int catalog__op_list(const struct catalog *cat, const struct catalog_file *test_file, int cls,
+		     const char *arg, const struct catalog_op_list **out);
+void catalog__oplists_free(struct catalog_priv *priv);
+/* The same for a catalog test's @ops decorator; *out NULL when it has none it can read. */
+int catalog__test_op_list(const struct catalog *cat, const struct catalog_test *t,
+			  const struct catalog_op_list **out);
 
 /* Adds the op database file's entries to the catalog's index of them (catalog_opinfo.c). */
 int catalog__index_opinfos(struct catalog *cat, const struct catalog_file *cf);

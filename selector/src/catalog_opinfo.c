@@ -117,21 +117,35 @@ static int allowed_dtypes(struct selector_opdb *o)
 	const struct scan_function *fn = &f->blob->scan->functions[o->test->function];
 	for (size_t k = 0; k < fn->n_decorators; k++) {
 		const struct scan_decorator *d = &fn->decorators[k];
-		const char *dot = strrchr(d->name, '.');
-		if (strcmp(dot ? dot + 1 : d->name, "ops") != 0)
+		const char *partial;
+		if (!catalog__ops_decorator(f->blob->scan, d, &partial))
 			continue;
-		for (size_t i = 0; i < d->argc; i++) {
+		const char *text = NULL;
+		size_t n = 0;
+		for (size_t i = 0; i < d->argc && !text; i++) {
 			const struct scan_arg *a = &d->argv[i];
-			if (!a->keyword || strcmp(a->keyword, "allowed_dtypes") != 0 || !a->text)
-				continue;
-			struct arena ar = { 0 };
-			const char *names = NULL;
-			int rc = scan__dtypes_eval(&ar, a->text, strlen(a->text), &names);
-			if (rc == 0 && names)
-				snprintf(o->allowed_, sizeof o->allowed_, "%s", names);
-			scan__arena_free(&ar);
-			return rc;
+			if (a->keyword && strcmp(a->keyword, "allowed_dtypes") == 0 && a->text)
+				text = a->text, n = strlen(a->text);
 		}
+		const char *p = !text && partial ? strstr(partial, "allowed_dtypes=") : NULL;
+		if (p) { /* partial(ops, ..., allowed_dtypes=(...)): up to its closing bracket */
+			text = p + 15;
+			int depth = 0;
+			for (n = 0; text[n] && !(depth == 0 && (text[n] == ',' || text[n] == ')'));
+			     n++)
+				depth += text[n] == '(' || text[n] == '['   ? 1
+					 : text[n] == ')' || text[n] == ']' ? -1
+									    : 0;
+		}
+		if (!text)
+			return 0;
+		struct arena ar = { 0 };
+		const char *names = NULL;
+		int rc = scan__dtypes_eval(&ar, text, n, &names);
+		if (rc == 0 && names)
+			snprintf(o->allowed_, sizeof o->allowed_, "%s", names);
+		scan__arena_free(&ar);
+		return rc;
 	}
 	return 0;
 }

@@ -74,13 +74,38 @@ static int op_names(struct catalog_test *t, struct arena *a, const char *text)
 	return 0;
 }
 
-static int test_opset(struct catalog_test *t, struct arena *a, const struct scan_function *fn)
+bool catalog__ops_decorator(const struct scan_file *sf, const struct scan_decorator *d,
+			    const char **partial)
+{
+	const char *last = strrchr(d->name, '.');
+	last = last ? last + 1 : d->name;
+	if (partial)
+		*partial = NULL;
+	if (!d->called)
+		return false;
+	if (strcmp(last, "ops") == 0)
+		return true;
+	const char *v = NULL;
+	for (size_t b = 0; sf && b < sf->n_bindings; b++)
+		if (sf->bindings[b].class_index < 0 && strcmp(sf->bindings[b].name, d->name) == 0)
+			v = sf->bindings[b].value;
+	if (!v)
+		return false;
+	if (strncmp(v, "functools.", 10) == 0)
+		v += 10;
+	if (strncmp(v, "partial(ops", 11) != 0 || (v[11] != ',' && v[11] != ')'))
+		return false;
+	if (partial)
+		*partial = v;
+	return true;
+}
+
+static int test_opset(struct catalog_test *t, struct arena *a, const struct scan_file *sf,
+		      const struct scan_function *fn)
 {
 	for (size_t d = 0; d < fn->n_decorators; d++) {
 		const struct scan_decorator *dec = &fn->decorators[d];
-		const char *last = strrchr(dec->name, '.');
-		last = last ? last + 1 : dec->name;
-		if (strcmp(last, "ops") != 0 || !dec->called)
+		if (!catalog__ops_decorator(sf, dec, NULL))
 			continue;
 		const char *args = dec->args ? dec->args : "";
 		if (strchr(args, '\'') || strchr(args, '"'))
@@ -132,7 +157,7 @@ static int add_test_named(struct catalog *cat, size_t *cap, struct arena *a, siz
 	memcpy(o, "::", 2);
 	memcpy(o + 2, tn, ln + 1);
 	t->id = id;
-	int rc = name ? 0 : test_opset(t, a, fn);
+	int rc = name ? 0 : test_opset(t, a, f->blob->scan, fn);
 	if (!rc)
 		cat->n_tests++;
 	return rc;
@@ -436,14 +461,7 @@ int catalog__extract_tests(struct catalog *cat, struct catalog_priv *priv)
 			rc = catalog__cached_file_tests(cat, &cap, f, &order[n_test_files]);
 			n_test_files++;
 		} else if (cf->opdb) {
-			const struct scan_file *sf = cf->blob->scan;
-			for (size_t i = 0; !rc && i < sf->n_opinfos; i++)
-				if (sf->opinfos[i].name &&
-				    strmap_put(&priv->op_kinds, sf->opinfos[i].name,
-					       (intptr_t)sf->opinfos[i].kind))
-					rc = ERR_NOMEM;
-			if (!rc)
-				rc = catalog__index_opinfos(cat, cf);
+			rc = catalog__index_opinfos(cat, cf);
 		}
 	}
 	if (!rc)

@@ -262,8 +262,8 @@ static int parametrize_suffixes(const struct scan_decorator *d, struct vlist *ou
 
 /* The suffixes of an @ops list: literal names as written, else the op database's entries it
  * selects (2 when over-approximated, `why` set), 0 when not resolvable. */
-static int ops_suffixes(const struct catalog *cat, const struct scan_decorator *d,
-			struct vlist *out, const char **why)
+static int ops_suffixes(const struct catalog *cat, const struct catalog_file *file, int cls,
+			const struct scan_decorator *d, struct vlist *out, char **why)
 {
 	const char *t = d->argc ? d->argv[0].text : NULL;
 	size_t tl = t ? strlen(t) : 0;
@@ -289,7 +289,7 @@ static int ops_suffixes(const struct catalog *cat, const struct scan_decorator *
 		return 1;
 	char **names;
 	size_t n;
-	int ok = catalog__op_variants(cat, t, &names, &n, why);
+	int ok = catalog__op_variants(cat, file, cls, t, &names, &n, why);
 	for (size_t i = 0; ok > 0 && i < n; i++) {
 		if (out->n < SELECTOR_VARIANTS_MAX)
 			out->v[out->n++] = names[i];
@@ -371,13 +371,14 @@ int selector_catalog_variants(struct catalog_variants *out, const struct catalog
 	for (size_t k = 0; rc == 0 && k < fn->n_decorators; k++) {
 		const struct scan_decorator *d = &fn->decorators[k];
 		const char *name = last_name(d->name), *why = NULL;
+		char *owned = NULL; /* a reason made for this list (catalog__op_variants) */
 		int ok;
 		if (strcmp(name, "parametrize") == 0 || strcmp(name, "parametrize_test") == 0) {
 			ok = parametrize_suffixes(d, one);
 			why = "@parametrize with a name_fn or values that are not literals";
-		} else if (strcmp(name, "ops") == 0) {
-			ok = ops_suffixes(cat, d, one, &why);
-			why = ok == 0 ? "@ops over an op list that is not statically known" : why;
+		} else if (catalog__ops_decorator(f->blob->scan, d, NULL)) {
+			ok = ops_suffixes(cat, f, fn->class_index, d, one, &owned);
+			why = ok == 0 ? "@ops over an op list that is not statically known" : owned;
 		} else if (strcmp(name, "modules") == 0) {
 			ok = 0;
 			why = "@modules over the module database: resolved at run time";
@@ -398,10 +399,15 @@ int selector_catalog_variants(struct catalog_variants *out, const struct catalog
 			if (ok == 2 && !out->approx) {
 				out->approx = true;
 				out->why = why;
+				if (why == owned) {
+					out->why_owned_ = owned;
+					owned = NULL;
+				}
 			}
 			empty |= one->n == 0;
 			rc = cross(acc, one);
 		}
+		free(owned);
 	}
 	if (empty)
 		vlist_free(acc);
@@ -428,6 +434,8 @@ void selector_catalog_variants_finish(struct catalog_variants *v)
 		free(v->names[i]);
 	for (size_t i = 0; v && i < v->n_dtypes; i++)
 		free(v->dtypes[i]);
-	if (v)
+	if (v) {
 		free(v->names);
+		free(v->why_owned_);
+	}
 }

@@ -144,14 +144,6 @@ static int file_tests_all(struct ictx *x, size_t file, enum impact_signal sig, d
 	return 0;
 }
 
-static const struct scan_function *fn_by_qualname(const struct scan_file *sf, const char *q)
-{
-	for (size_t i = 0; sf && i < sf->n_functions; i++)
-		if (strcmp(sf->functions[i].qualname, q) == 0)
-			return &sf->functions[i];
-	return NULL;
-}
-
 /* Helpers (non-test functions) of the file that changed: the tests that reach them through the
  * file's helpers, globals and decorators (impact_local.c), each with the chain. */
 static int helpers_changed(struct ictx *x, size_t fi, const struct scan_file *hs,
@@ -163,7 +155,7 @@ static int helpers_changed(struct ictx *x, size_t fi, const struct scan_file *hs
 	bool any = false;
 	for (size_t h = 0; h < hs->n_functions; h++) {
 		const struct scan_function *fn = &hs->functions[h];
-		const struct scan_function *old = fn_by_qualname(bs, fn->qualname);
+		const struct scan_function *old = impact__counterpart_fn(hs, h, bs);
 		changed[h] =
 		    strncmp(fn->name, "test", 4) != 0 && (!old || old->body_hash != fn->body_hash);
 		any |= changed[h];
@@ -193,6 +185,53 @@ static int helpers_changed(struct ictx *x, size_t fi, const struct scan_file *hs
 	return rc;
 }
 
+/* True when class `c` of `sf` is `changed` or inherits from it, through bases of the file. */
+static bool inherits_changed(const struct scan_file *sf, size_t c, const uint8_t *changed, int hops)
+{
+	if (changed[c])
+		return true;
+	const struct scan_class *k = &sf->classes[c];
+	for (size_t b = 0; hops < 64 && b < k->n_bases; b++)
+		for (size_t o = 0; k->bases[b].text && o < sf->n_classes; o++)
+			if (o != c && strcmp(sf->classes[o].qualname, k->bases[b].text) == 0 &&
+			    inherits_changed(sf, o, changed, hops + 1))
+				return true;
+	return false;
+}
+
+/* Test classes whose own statements (class attributes, decorators, bases) changed: their tests,
+ * and those of the classes of the file that inherit from them. */
+static int classes_changed(struct ictx *x, size_t fi, const struct scan_file *hs,
+			   const struct scan_file *bs)
+{
+	uint8_t *changed = calloc(hs->n_classes + 1, 1);
+	if (!changed)
+		return err_set(ERR_NOMEM, "impact: classes of %s", hs->path);
+	bool any = false;
+	for (size_t c = 0; c < hs->n_classes; c++) {
+		const struct scan_class *old = impact__counterpart_class(hs, c, bs);
+		changed[c] = !old || old->body_hash != hs->classes[c].body_hash;
+		any |= changed[c];
+	}
+	int rc = 0;
+	for (size_t i = 0; any && !rc && i < x->head->n_tests; i++) {
+		const struct catalog_test *t = &x->head->tests[i];
+		if (t->file != fi || !t->class_name)
+			continue;
+		for (size_t c = 0; c < hs->n_classes; c++)
+			if (strcmp(hs->classes[c].qualname, t->class_name) == 0 &&
+			    inherits_changed(hs, c, changed, 0)) {
+				rc = impact__add(x, t->id, IMPACT_TEST_EDITED, 0.9,
+						 "class-level code of %s (or a base in the file) "
+						 "changed",
+						 t->class_name);
+				break;
+			}
+	}
+	free(changed);
+	return rc;
+}
+
 static int test_file_signal(struct ictx *x, const struct catalog_file *hf,
 			    const struct catalog_file *bf)
 {
@@ -217,37 +256,47 @@ static int test_file_signal(struct ictx *x, const struct catalog_file *hf,
 		if (rc)
 			return rc;
 	}
-	return helpers_changed(x, fi, hs, bs);
+	int rc = classes_changed(x, fi, hs, bs);
+	return rc ? rc : helpers_changed(x, fi, hs, bs);
 }
 
 /* ---- op database ---- */
 
-static bool overlaps(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1)
+static bool same_text(const char *a, const char *b)
 {
-	return a0 <= b1 && b0 <= a1;
+	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* Op names of the entries of `sf` overlapping the hunks' old (side 0) or new (side 1) lines. */
-static int opdb_side(struct ictx *x, const struct scan_file *sf, const struct file_change *fc,
-		     int side, bool *outside)
+/* The entry of `o` that stands for entry i of `a`: the same name and variant, the same rank
+ * among the entries of that name and variant. */
+static const struct scan_opinfo *counterpart_entry(const struct scan_file *a, size_t i,
+						   const struct scan_file *o)
 {
-	for (size_t h = 0; sf && h < fc->n_hunks; h++) {
-		const struct change_hunk *hk = &fc->hunks[h];
-		uint32_t s = side ? hk->new_start : hk->old_start;
-		uint32_t n = side ? hk->new_lines : hk->old_lines;
-		if (n == 0)
+	const struct scan_opinfo *e = &a->opinfos[i];
+	size_t rank = 0;
+	for (size_t k = 0; k < i; k++)
+		rank += same_text(a->opinfos[k].name, e->name) &&
+			same_text(a->opinfos[k].variant_test_name, e->variant_test_name);
+	for (size_t k = 0; o && k < o->n_opinfos; k++)
+		if (same_text(o->opinfos[k].name, e->name) &&
+		    same_text(o->opinfos[k].variant_test_name, e->variant_test_name) && rank-- == 0)
+			return &o->opinfos[k];
+	return NULL;
+}
+
+/* The ops whose entries of `a` differ from their counterparts in `o`, token by token, or have
+ * none: an edit, an addition or a removal of the entry. Comments and formatting are no edit. */
+static int entries_changed(struct ictx *x, const struct scan_file *a, const struct scan_file *o,
+			   const char *why_missing)
+{
+	for (size_t i = 0; a && i < a->n_opinfos; i++) {
+		const struct scan_opinfo *e = &a->opinfos[i];
+		const struct scan_opinfo *other = counterpart_entry(a, i, o);
+		if (!e->name || (other && other->hash == e->hash))
 			continue;
-		bool hit = false;
-		for (size_t e = 0; e < sf->n_opinfos; e++) {
-			const struct scan_opinfo *op = &sf->opinfos[e];
-			if (!op->name || !overlaps(s, s + n - 1, op->first_line, op->last_line))
-				continue;
-			hit = true;
-			if (strmap_put(&x->ops, op->name, (intptr_t) "op database entry edited"))
-				return ERR_NOMEM;
-		}
-		if (!hit && selector_scan_function_at(sf, s) < 0)
-			*outside = true;
+		if (strmap_put(&x->ops, e->name,
+			       (intptr_t)(other ? "op database entry edited" : why_missing)))
+			return ERR_NOMEM;
 	}
 	return 0;
 }
@@ -255,16 +304,22 @@ static int opdb_side(struct ictx *x, const struct scan_file *sf, const struct fi
 static int opdb_signal(struct ictx *x, const struct catalog_file *hf, const struct catalog_file *bf,
 		       const struct file_change *fc)
 {
-	bool outside = false;
-	int rc = opdb_side(x, bf ? bf->blob->scan : NULL, fc, 0, &outside);
+	(void)fc;
+	const struct scan_file *hs = hf ? hf->blob->scan : NULL, *bs = bf ? bf->blob->scan : NULL;
+	int rc = entries_changed(x, hs, bs, "op database entry added");
 	if (!rc)
-		rc = opdb_side(x, hf ? hf->blob->scan : NULL, fc, 1, &outside);
-	if (rc || !outside)
+		rc = entries_changed(x, bs, hs, "op database entry removed");
+	if (rc || (hs && bs && hs->module_hash == bs->module_hash))
 		return rc;
-	for (size_t i = 0; i < x->head->n_tests; i++) /* not within an entry: every @ops test */
+	/* code of the file outside its entries changed (its lists, constants, imports): any @ops
+	 * test may run other ops now */
+	const char *path = hf ? hf->path : bf->path;
+	for (size_t i = 0; i < x->head->n_tests; i++)
 		if (x->head->tests[i].opset != CATALOG_OPSET_NONE &&
 		    (rc = impact__add(x, x->head->tests[i].id, IMPACT_OPDB, 0.5,
-				      "op database changed outside its entries")))
+				      "module-level code of the op database %s changed outside "
+				      "its entries",
+				      path)))
 			return rc;
 	return 0;
 }
@@ -329,25 +384,83 @@ static int native_cpp(struct ictx *x, const struct catalog_blob *hb, const struc
 	return 0;
 }
 
-/* Changed ops -> @ops tests over them (the symbol signal adds torch.op / .op users). */
+/* The changed op (x->ops) a test's op list holds: an entry of that name or aten name; NULL
+ * when none. A list that cannot be read holds them all. */
+static const char *changed_op_in(struct ictx *x, const struct catalog *cat,
+				 const struct catalog_test *t, int *rc)
+{
+	const struct catalog_op_list *l;
+	if ((*rc = catalog__test_op_list(cat, t, &l)) != 0)
+		return NULL;
+	if (!l || l->status == 0) { /* unread: it may run any of them */
+		for (size_t s = 0; s < x->ops.cap; s++)
+			if (x->ops.slots[s].key)
+				return x->ops.slots[s].key;
+		return NULL;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		const struct scan_opinfo *e = l->entries[i];
+		if (strmap_get(&x->ops, e->name, NULL))
+			return e->name;
+		if (e->aten_name && strmap_get(&x->ops, e->aten_name, NULL))
+			return e->aten_name;
+	}
+	return NULL;
+}
+
+/* Python reference entries (`PythonRefInfo("_refs.add", torch_opinfo_name="add")`) inherit
+ * their entry's arguments, its sample function among them: when that entry's op changed, so
+ * did theirs. */
+static int ref_entries(struct ictx *x, const struct catalog *cat)
+{
+	for (size_t f = 0; cat && f < cat->n_files; f++) {
+		const struct catalog_file *cf = &cat->files[f];
+		const struct scan_file *sf = cf->opdb && cf->blob ? cf->blob->scan : NULL;
+		for (size_t e = 0; sf && e < sf->n_opinfos; e++) {
+			const struct scan_opinfo *o = &sf->opinfos[e];
+			const struct scan_arg *ref = NULL;
+			for (size_t a = 0; a < o->n_args && !ref; a++)
+				if (o->args[a].keyword && o->args[a].kind == SCAN_ARG_STRING &&
+				    !strcmp(o->args[a].keyword, "torch_opinfo_name"))
+					ref = &o->args[a];
+			intptr_t why;
+			if (!ref || strmap_get(&x->ops, o->name, NULL) ||
+			    !strmap_get(&x->ops, ref->value, &why))
+				continue;
+			if (strmap_put(&x->ops, o->name, why))
+				return ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Changed ops -> the @ops tests whose op lists hold them, at the head or (an entry removed)
+ * at the base (the symbol signal adds torch.op / .op users). */
 static int ops_to_tests(struct ictx *x)
 {
-	for (size_t s = 0; s < x->ops.cap; s++) {
-		const struct strmap_slot *sl = &x->ops.slots[s];
-		if (!sl->key)
+	if (!x->ops.n)
+		return 0;
+	int err = ref_entries(x, x->head);
+	if (!err)
+		err = ref_entries(x, x->base);
+	if (err)
+		return err;
+	for (size_t i = 0; i < x->head->n_tests; i++) {
+		const struct catalog_test *t = &x->head->tests[i];
+		if (t->opset == CATALOG_OPSET_NONE)
 			continue;
-		const char *kind = selector_catalog_op_kind(x->head, sl->key);
-		if (!kind)
-			kind = selector_catalog_op_kind(x->base, sl->key);
-		for (size_t i = 0; i < x->head->n_tests; i++) {
-			const struct catalog_test *t = &x->head->tests[i];
-			if (!selector_catalog_test_covers_op(t, sl->key, kind))
-				continue;
-			int rc = impact__add(x, t->id, IMPACT_OPDB, 1.0, "@ops over %s: %s",
-					     sl->key, (const char *)sl->value);
-			if (rc)
-				return rc;
-		}
+		int rc = 0;
+		const char *op = changed_op_in(x, x->head, t, &rc);
+		const struct catalog_test *bt =
+		    !op && !rc && x->base ? selector_catalog_test(x->base, t->id) : NULL;
+		if (bt && bt->opset != CATALOG_OPSET_NONE)
+			op = changed_op_in(x, x->base, bt, &rc);
+		intptr_t why;
+		if (!rc && op && strmap_get(&x->ops, op, &why))
+			rc = impact__add(x, t->id, IMPACT_OPDB, 1.0, "@ops over %s: %s", op,
+					 (const char *)why);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -45,11 +45,29 @@ static const char *outer_qualname(const struct scan_file *sf, size_t i)
 	return f->qualname;
 }
 
-static const struct scan_function *find_fn(const struct scan_file *sf, const char *q)
+const struct scan_function *impact__counterpart_fn(const struct scan_file *a, size_t i,
+						   const struct scan_file *o)
 {
-	for (size_t i = 0; sf && i < sf->n_functions; i++)
-		if (strcmp(sf->functions[i].qualname, q) == 0)
-			return &sf->functions[i];
+	const char *q = a->functions[i].qualname;
+	size_t rank = 0;
+	for (size_t k = 0; k < i; k++)
+		rank += strcmp(a->functions[k].qualname, q) == 0;
+	for (size_t k = 0; o && k < o->n_functions; k++)
+		if (strcmp(o->functions[k].qualname, q) == 0 && rank-- == 0)
+			return &o->functions[k];
+	return NULL;
+}
+
+const struct scan_class *impact__counterpart_class(const struct scan_file *a, size_t i,
+						   const struct scan_file *o)
+{
+	const char *q = a->classes[i].qualname;
+	size_t rank = 0;
+	for (size_t k = 0; k < i; k++)
+		rank += strcmp(a->classes[k].qualname, q) == 0;
+	for (size_t k = 0; o && k < o->n_classes; k++)
+		if (strcmp(o->classes[k].qualname, q) == 0 && rank-- == 0)
+			return &o->classes[k];
 	return NULL;
 }
 
@@ -78,7 +96,7 @@ static int seed_by_hash(struct ictx *x, const char *module, const struct scan_fi
 			const struct scan_file *o)
 {
 	for (size_t i = 0; a && i < a->n_functions; i++) {
-		const struct scan_function *other = find_fn(o, a->functions[i].qualname);
+		const struct scan_function *other = impact__counterpart_fn(a, i, o);
 		if (other && other->body_hash == a->functions[i].body_hash)
 			continue;
 		int rc = seed_function(x, module, a, i);
@@ -88,22 +106,18 @@ static int seed_by_hash(struct ictx *x, const char *module, const struct scan_fi
 	return 0;
 }
 
-/* Classes whose lines a hunk touches (class attributes, bases): the class itself. */
-static int seed_by_hunks(struct ictx *x, const char *module, const struct scan_file *sf,
-			 const struct file_change *fc, int side)
+/* Classes whose own statements (decorators, the class line and bases, class attributes: not
+ * their methods) differ between the sides, or that exist on one side only: the class itself. */
+static int seed_classes(struct ictx *x, const char *module, const struct scan_file *a,
+			const struct scan_file *o)
 {
-	for (size_t h = 0; sf && h < fc->n_hunks; h++) {
-		uint32_t s = side ? fc->hunks[h].new_start : fc->hunks[h].old_start;
-		uint32_t n = side ? fc->hunks[h].new_lines : fc->hunks[h].old_lines;
-		for (uint32_t l = s; l < s + n && l < s + 10000; l++) {
-			int c = selector_scan_class_at(sf, l);
-			if (c >= 0 && selector_scan_function_at(sf, l) < 0) {
-				int rc = seed(x, join(x, module, sf->classes[c].qualname),
-					      "class changed");
-				if (rc)
-					return rc;
-			}
-		}
+	for (size_t i = 0; a && i < a->n_classes; i++) {
+		const struct scan_class *other = impact__counterpart_class(a, i, o);
+		if (other && other->body_hash == a->classes[i].body_hash)
+			continue;
+		int rc = seed(x, join(x, module, a->classes[i].qualname), "class changed");
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -117,9 +131,9 @@ int impact__source_changed(struct ictx *x, const struct catalog_file *hf,
 	if (!rc)
 		rc = seed_by_hash(x, module, bs, hs);
 	if (!rc)
-		rc = seed_by_hunks(x, module, hs, fc, 1);
+		rc = seed_classes(x, module, hs, bs);
 	if (!rc)
-		rc = seed_by_hunks(x, module, bs, fc, 0);
+		rc = seed_classes(x, module, bs, hs);
 	if (!rc && (!hs || !bs || hs->module_hash != bs->module_hash))
 		rc = seed(x, module, "module-level code changed");
 	return rc;

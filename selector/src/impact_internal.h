@@ -145,4 +145,12 @@ int impact__local_names(struct strmap *m, const struct scan_file *sf);
 int impact__messages_to_tests(struct ictx *x);
 void impact__ctx_finish(struct ictx *x);
 
+/* The function of `o` that stands for function i of `a`: the same qualname and the same rank
+ * among the functions of that qualname (the two `def f` of an if and its else are two
+ * functions), or NULL. The same for classes. (impact_graph.c) */
+const struct scan_function *impact__counterpart_fn(const struct scan_file *a, size_t i,
+						   const struct scan_file *o);
+const struct scan_class *impact__counterpart_class(const struct scan_file *a, size_t i,
+						   const struct scan_file *o);
+
 #endif

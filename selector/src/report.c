@@ -34,6 +34,7 @@ void selector_report_finish(struct select_report *rep)
 		reasons_free(t->reasons, t->n_reasons);
 		free(t->spec_why);
 		free(t->case_why);
+		free(t->variants_why);
 		free(t->spec_entry);
 		for (size_t k = 0; k < t->n_variants; k++) {
 			free(t->variants[k].name);

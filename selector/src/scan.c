@@ -210,7 +210,8 @@ int selector_scan(struct scan_file **out, const char *path, const char *module_p
 				 .len = len,
 				 .module_path = module_path,
 				 .module_hash = SCAN_HASH_INIT,
-				 .pending_hash = SCAN_HASH_INIT };
+				 .pending_hash = SCAN_HASH_INIT,
+				 .module_first = true };
 	st.is_package = ends_with(path, "__init__.py");
 	f->path = scan__strndup(arena, path, strlen(path));
 	f->module_path =
@@ -234,6 +235,8 @@ int selector_scan(struct scan_file **out, const char *path, const char *module_p
 	free(st.regs);
 	free(st.uses);
 	free(st.assigns);
+	free(st.templates);
+	free(st.sites);
 	if (rc) {
 		scan_file_destroy(f);
 		return rc;
@@ -256,6 +259,7 @@ void scan_file_destroy(struct scan_file *f)
 	free(f->instantiates);
 	free(f->opinfos);
 	free(f->globals);
+	free(f->bindings);
 	free(f->warnings);
 	free(f);
 }

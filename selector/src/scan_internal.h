@@ -13,6 +13,7 @@
 #define SCAN_BRACKET_DEPTH_MAX 200 /* deeper nesting is flattened and warned about */
 #define SCAN_FSTRING_DEPTH_MAX 16  /* f-strings inside f-string fields */
 #define SCAN_SCOPE_DEPTH_MAX   100 /* nested def/class scopes */
+#define SCAN_BLOCK_DEPTH_MAX   200 /* nested indented blocks of any statement */
 #define SCAN_WARNINGS_MAX      1000
 
 /* ---- arena: bump allocation in chunks, freed all at once ---- */
@@ -83,7 +84,9 @@ struct scope {
 	int is_class;
 	int index;       /* in classes or functions */
 	uint32_t indent; /* the header's indentation */
-	uint64_t hash;   /* functions: running body hash */
+	uint32_t depth;  /* the header's block depth (hashes use depths, not columns) */
+	uint64_t hash;   /* running hash: a function's body; a class's own statements */
+	bool first;      /* no statement of its body seen yet: a string there is its docstring */
 };
 
 struct rawuse {           /* a name a function or a global uses, before resolution */
@@ -103,7 +106,8 @@ struct scan_state {
 	bool is_package; /* the file is an __init__.py */
 	int err;
 
-	size_t cap_classes, cap_functions, cap_imports, cap_inst, cap_opinfo, cap_warn, cap_globals;
+	size_t cap_classes, cap_functions, cap_imports, cap_inst, cap_opinfo, cap_warn, cap_globals,
+	    cap_bindings;
 	struct scope scopes[SCAN_SCOPE_DEPTH_MAX];
 	size_t n_scopes;
 	uint32_t prev_last_line; /* the last line of the previous logical line */
@@ -121,9 +125,31 @@ struct scan_state {
 	size_t n_uses, cap_uses;
 	uint64_t module_hash;
 	uint32_t module_lines; /* logical lines hashed into the module hash */
+	bool module_first;     /* no module-level statement seen yet: a string is the docstring */
+	uint32_t line_depth;   /* the block depth of the logical line being read */
+	uint32_t blocks[SCAN_BLOCK_DEPTH_MAX]; /* indentation of each open block, outermost first */
+	size_t n_blocks;
 
 	struct alias *assigns; /* module-level `NAME = dotted.name` and `NAME = ...` */
 	size_t n_assigns, cap_assigns;
+
+	struct scan_template *templates;
+	size_t n_templates, cap_templates;
+	struct scan_site *sites; /* of the current logical line */
+	size_t n_sites, cap_sites;
+};
+
+/* An entry call in the body of a module-level function: what each call of the function makes
+ * an entry of (scan_entries.c). */
+struct scan_template {
+	int function;
+	const char *text; /* the call's source, from the callee to its closing parenthesis */
+};
+
+/* Tokens [from, to] of the current logical line made entries [first, first + count). */
+struct scan_site {
+	size_t from, to;
+	size_t first, count;
 };
 
 struct alias {
@@ -133,6 +159,24 @@ struct alias {
 
 void scan__warn(struct scan_state *st, uint32_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The hash of tokens [from, to) of a logical line: the tokens alone, one after the other, so
+ * that comments, spacing and line breaks inside brackets change nothing (scan_stmt.c). */
+uint64_t scan__tokens_hash(const struct scan_state *st, const struct lline *ll, size_t from,
+			   size_t to);
+/* The innermost open function, or -1 at module or class level (scan_stmt.c). */
+int scan__in_function(const struct scan_state *st);
+/* The site of the current logical line that starts at token i and made op database entries
+ * (scan__opinfos), or NULL (scan_entries.c). */
+const struct scan_site *scan__site(const struct scan_state *st, size_t i);
+
+/* Tokens [a, b) as canonical text (struct scan_binding); with first_entry >= 0, each op
+ * database entry in it as `@N`, numbered from first_entry (scan_names.c). NULL: ERR_NOMEM. */
+const char *scan__canon(struct scan_state *st, const struct lline *ll, size_t a, size_t b,
+			long first_entry);
+/* A module- or class-level binding statement to f->bindings; its entries were recorded from
+ * index first_entry on (scan_names.c). */
+int scan__binding(struct scan_state *st, const struct lline *ll, size_t first_entry);
 
 /* One logical line: structure, imports, decorators, defs, calls, uses, hashes (scan_stmt.c). */
 int scan__statement(struct scan_state *st, struct lline *ll);
@@ -145,7 +189,12 @@ int scan__simple(struct scan_state *st, const struct lline *ll, int function);
 /* Aten op names in the arguments (open, close) of a register_* decorator, to st->regs. */
 int scan__registers(struct scan_state *st, const struct lline *ll, size_t open, size_t close);
 
-/* Op database entries anywhere in a logical line (scan_names.c). */
+/* The arguments of the call whose parentheses are tokens open and close: the token range
+ * [starts[k], ends[k]) of each (at most max kept); their count. A lambda's parameters stay
+ * in its argument (scan_names.c). */
+size_t scan__split_args(const struct scan_state *st, const struct lline *ll, size_t open,
+			size_t close, size_t *starts, size_t *ends, size_t max);
+/* Op database entries anywhere in a logical line, and the line's sites (scan_entries.c). */
 int scan__opinfos(struct scan_state *st, const struct lline *ll);
 /* Dotted-name chains of tokens [from, to) as uses of every open function (scan_names.c). */
 int scan__collect_uses(struct scan_state *st, const struct lline *ll, size_t from, size_t to);

@@ -1,6 +1,7 @@
 /* The Python scanner's expression helpers: dotted names, string literal values, argument lists,
  * the aten ops of register_* decorators, op database entries (OpInfo(...) and kin), and the
  * names each function body uses, resolved at the end of the file through its imports. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,14 +105,23 @@ static char *text_of(struct scan_state *st, const struct lline *ll, size_t a, si
 }
 
 /* Splits (open, close) at commas of depth 0; calls fn for each non-empty [a, b). */
-static size_t split_args(const struct lline *ll, size_t open, size_t close, size_t *starts,
-			 size_t *ends, size_t max)
+size_t scan__split_args(const struct scan_state *st, const struct lline *ll, size_t open,
+			size_t close, size_t *starts, size_t *ends, size_t max)
 {
 	size_t n = 0, a = open + 1;
 	for (size_t k = open + 1; k <= close; k++) {
 		const struct tok *t = &ll->toks[k];
 		if (k < close && t->match > (int32_t)k && (size_t)t->match < close) {
 			k = (size_t)t->match;
+			continue;
+		}
+		if (k < close && t->kind == TOK_NAME && TOK_IS(st, t, "lambda")) {
+			/* its parameters' commas are its own: on to the ':' that ends them */
+			while (k + 1 < close && !tok_op(&ll->toks[k + 1], ':'))
+				k = ll->toks[k + 1].match > (int32_t)(k + 1) &&
+					    (size_t)ll->toks[k + 1].match < close
+					? (size_t)ll->toks[k + 1].match
+					: k + 1;
 			continue;
 		}
 		if (k == close || tok_op(t, ',')) {
@@ -166,7 +176,7 @@ int scan__args(struct scan_state *st, const struct lline *ll, size_t open, size_
 	       struct scan_arg **out, size_t *n)
 {
 	static _Thread_local size_t starts[ARGS_MAX], ends[ARGS_MAX];
-	size_t count = split_args(ll, open, close, starts, ends, ARGS_MAX);
+	size_t count = scan__split_args(st, ll, open, close, starts, ends, ARGS_MAX);
 	if (count > ARGS_MAX) {
 		scan__warn(st, ll->toks[open].line, "%zu arguments, only the first %d kept", count,
 			   ARGS_MAX);
@@ -220,116 +230,98 @@ int scan__registers(struct scan_state *st, const struct lline *ll, size_t open, 
 	return 0;
 }
 
-static const char *const opinfo_kinds[] = {
-	"OpInfo",        "UnaryUfuncInfo",  "BinaryUfuncInfo",  "ReductionOpInfo",
-	"ShapeFuncInfo", "ForeachFuncInfo", "SpectralFuncInfo", NULL,
-};
+static size_t assign_at(const struct lline *ll);
 
-static bool known_kind(const char *s, size_t n)
+/* Whether a space must stand between two tokens in canonical text: between two names,
+ * numbers or strings (`not in`, `for op in`, `'a' 'b'`), nowhere else. */
+static bool canon_space(const struct tok *a, const struct tok *b)
 {
-	for (int i = 0; opinfo_kinds[i]; i++)
-		if (strlen(opinfo_kinds[i]) == n && memcmp(opinfo_kinds[i], s, n) == 0)
-			return true;
-	return false;
+	return a->kind != TOK_OP && b->kind != TOK_OP;
 }
 
-/* A plain string literal ("x", r'x', u"x"): not bytes nor an f-string, whose value is not
- * known before the program runs. */
-static bool plain_string(const struct scan_state *st, const struct tok *t)
+const char *scan__canon(struct scan_state *st, const struct lline *ll, size_t a, size_t b,
+			long first_entry)
 {
-	if (!t || t->kind != TOK_STRING)
-		return false;
-	for (const char *s = st->d + t->off; *s != '\'' && *s != '"'; s++)
-		if ((*s | 0x20) != 'r' && (*s | 0x20) != 'u')
-			return false;
-	return true;
-}
-
-static int opinfo_at(struct scan_state *st, const struct lline *ll, size_t i, size_t close)
-{
-	const struct tok *t = &ll->toks[i];
-	bool known = known_kind(st->d + t->off, t->len);
-	const struct tok *first = NULL, *name_kw = NULL, *aten = NULL, *variant = NULL;
-	const struct tok *sfunc = NULL, *dt0 = NULL, *dt1 = NULL;
-	size_t a = i + 2, nargs = 0;
-	for (size_t k = i + 2; k <= close; k++) {
-		const struct tok *x = &ll->toks[k];
-		if (k < close && x->match > (int32_t)k && (size_t)x->match < close) {
-			k = (size_t)x->match;
-			continue;
-		}
-		if (k != close && !tok_op(x, ','))
-			continue;
-		if (k > a) {
-			const struct tok *h = &ll->toks[a];
-			bool kw =
-			    k - a >= 3 && h->kind == TOK_NAME && tok_op(&ll->toks[a + 1], '=');
-			const struct tok *v = kw && k - a == 3 ? &ll->toks[a + 2] : NULL;
-			if (nargs == 0 && !kw && k - a == 1 && h->kind == TOK_STRING)
-				first = h;
-			else if (v && v->kind == TOK_STRING && TOK_IS(st, h, "name"))
-				name_kw = v;
-			else if (v && v->kind == TOK_STRING && TOK_IS(st, h, "aten_name"))
-				aten = v;
-			else if (v && v->kind == TOK_STRING && TOK_IS(st, h, "variant_test_name"))
-				variant = v;
-			else if (v && v->kind == TOK_NAME && TOK_IS(st, h, "sample_inputs_func"))
-				sfunc = v;
-			else if (kw && TOK_IS(st, h, "dtypes")) {
-				dt0 = &ll->toks[a + 2];
-				dt1 = &ll->toks[k - 1];
-			}
-			nargs++;
-		}
-		a = k + 1;
+	size_t n = 1;
+	for (size_t i = a; i < b; i++)
+		n += ll->toks[i].len + 24;
+	for (size_t k = 0; first_entry >= 0 && k < st->n_sites; k++)
+		n += 24 * st->sites[k].count;
+	char *s = scan__alloc(st->arena, n);
+	if (!s) {
+		st->err = err_set(ERR_NOMEM, "scan: out of memory for bindings");
+		return NULL;
 	}
-	/* an f-string name is no name: an edit of the entry then counts as outside any entry */
-	first = plain_string(st, first) ? first : NULL;
-	name_kw = plain_string(st, name_kw) ? name_kw : NULL;
-	if (!first && !(known && name_kw))
-		return 0;
-	struct scan_opinfo *o =
-	    scan__grow(st->f->opinfos, st->f->n_opinfos, &st->cap_opinfo, sizeof(*o));
-	if (!o)
-		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
-	st->f->opinfos = o;
-	o = &o[st->f->n_opinfos++];
-	memset(o, 0, sizeof(*o));
-	o->kind = scan__strndup(st->arena, st->d + t->off, t->len);
-	const struct tok *nt = first ? first : name_kw;
-	o->name = scan__string_value(st, nt);
-	if (!o->name) /* unterminated: as written */
-		o->name = scan__strndup(st->arena, st->d + nt->off, nt->len);
-	o->aten_name = aten ? scan__string_value(st, aten) : NULL;
-	o->variant_test_name = variant ? scan__string_value(st, variant) : NULL;
-	o->first_line = t->line;
-	o->last_line = ll->toks[close].line;
-	if (sfunc && !(o->sample_func = scan__strndup(st->arena, st->d + sfunc->off, sfunc->len)))
-		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
-	if (dt0 && scan__dtypes_eval(st->arena, st->d + dt0->off, dt1->off + dt1->len - dt0->off,
-				     &o->dtypes))
-		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
-	if (!o->kind || !o->name)
-		return st->err = err_set(ERR_NOMEM, "scan: out of memory for op entries");
-	return scan__collect_uses_of(st, ll, i + 2, close,
-				     SCAN_USE_OPINFO - 1 - (int)(st->f->n_opinfos - 1));
-}
-
-int scan__opinfos(struct scan_state *st, const struct lline *ll)
-{
-	for (size_t i = 0; i + 1 < ll->n; i++) {
+	size_t w = 0;
+	const struct tok *prev = NULL;
+	for (size_t i = a; i < b; i++) {
 		const struct tok *t = &ll->toks[i];
-		if (t->kind != TOK_NAME || t->len < 4 || !tok_op(&ll->toks[i + 1], '(') ||
-		    ll->toks[i + 1].match < 0)
+		const struct scan_site *site = first_entry >= 0 ? scan__site(st, i) : NULL;
+		if (site && site->to < b) {
+			if (site->count == 1) {
+				w += (size_t)snprintf(s + w, n - w, "%s@%zu",
+						      prev && prev->kind != TOK_OP ? " " : "",
+						      site->first);
+			} else { /* a loop's or a maker's entries: a tuple of them */
+				if (prev && prev->kind != TOK_OP)
+					s[w++] = ' ';
+				for (size_t k = 0; k < site->count; k++)
+					w += (size_t)snprintf(s + w, n - w, "%c@%zu", k ? ',' : '(',
+							      site->first + k);
+				s[w++] = ')';
+			}
+			i = site->to;
+			prev = &ll->toks[i];
 			continue;
-		if (memcmp(st->d + t->off + t->len - 4, "Info", 4) != 0)
-			continue;
-		if (i > 0 && ll->toks[i - 1].kind == TOK_NAME &&
-		    (TOK_IS(st, &ll->toks[i - 1], "def") || TOK_IS(st, &ll->toks[i - 1], "class")))
-			continue;
-		if (opinfo_at(st, ll, i, (size_t)ll->toks[i + 1].match))
-			return st->err;
+		}
+		if (prev && canon_space(prev, t))
+			s[w++] = ' ';
+		memcpy(s + w, st->d + t->off, t->len);
+		w += t->len;
+		prev = t;
 	}
+	s[w] = '\0';
+	return s;
+}
+
+int scan__binding(struct scan_state *st, const struct lline *ll, size_t first_entry)
+{
+	if (ll->n < 3 || ll->toks[0].kind != TOK_NAME)
+		return 0;
+	for (size_t k = 0; k < st->n_scopes; k++)
+		if (!st->scopes[k].is_class)
+			return 0;
+	const struct tok *t = &ll->toks[0], *next = &ll->toks[1];
+	if (scan__is_keyword(st->d + t->off, t->len))
+		return 0;
+	size_t eq;
+	bool aug = false;
+	if (tok_op(next, '='))
+		eq = 1;
+	else if (tok_op(next, ':'))
+		eq = assign_at(ll);
+	else if (next->kind == TOK_OP && next->len == 2 && next->op == '+' &&
+		 st->d[next->off + 1] == '=')
+		eq = 1, aug = true;
+	else
+		return 0;
+	if (eq == 0 || eq + 1 >= ll->n)
+		return 0;
+	struct scan_binding *bnd =
+	    scan__grow(st->f->bindings, st->f->n_bindings, &st->cap_bindings, sizeof(*bnd));
+	if (!bnd)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for bindings");
+	st->f->bindings = bnd;
+	bnd = &bnd[st->f->n_bindings++];
+	*bnd = (struct scan_binding){
+		.name = scan__strndup(st->arena, st->d + t->off, t->len),
+		.class_index = st->n_scopes ? st->scopes[st->n_scopes - 1].index : -1,
+		.augmented = aug,
+		.value = scan__canon(st, ll, eq + 1, ll->n, (long)first_entry),
+		.line = ll->first_line,
+	};
+	if (!bnd->name || !bnd->value)
+		return st->err = st->err ? st->err : err_set(ERR_NOMEM, "scan: out of memory");
 	return 0;
 }
 

@@ -24,12 +24,12 @@
 
 /* ---- dtypes ---- */
 
-enum { F16, BF16, F32, F64, C32, C64, C128, U8, I8, I16, I32, I64, BOOL, NDT };
+enum { F16, BF16, F32, F64, C32, C64, C128, U8, I8, I16, I32, I64, BOOL, U16, U32, U64, NDT };
 
 static const char *const dt_names[NDT] = { "float16",   "bfloat16",  "float32",    "float64",
 					   "complex32", "complex64", "complex128", "uint8",
 					   "int8",      "int16",     "int32",      "int64",
-					   "bool" };
+					   "bool",      "uint16",    "uint32",     "uint64" };
 
 static const struct {
 	const char *name;
@@ -125,6 +125,16 @@ static bool eval_mask(const char *s, size_t n, unsigned *mask)
 {
 	size_t i = 0;
 	skip_ws(s, n, &i);
+	static const char wrap[] = "_dispatch_dtypes"; /* _dispatch_dtypes((torch.int64,)) */
+	size_t w = sizeof wrap - 1, end = n;
+	while (end > i && isspace((unsigned char)s[end - 1]))
+		end--;
+	if (end - i > w && memcmp(s + i, wrap, w) == 0 && s[end - 1] == ')') {
+		size_t k = i + w;
+		skip_ws(s, n, &k);
+		if (k < end && s[k] == '(')
+			return eval_mask(s + k + 1, end - 1 - (k + 1), mask);
+	}
 	if (i < n && (s[i] == '(' || s[i] == '[')) {
 		i++;
 		if (!dtype_items(s, n, &i, s[i - 1] == '(' ? ')' : ']', mask))

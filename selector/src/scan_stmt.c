@@ -2,12 +2,13 @@
  * scopes that the line's indentation ends, records decorators, defs, classes, imports and the
  * module-level instantiate_*_tests calls, feeds the line's hash to the open functions (or to the
  * module hash) and hands the tokens of function bodies to the use collector. */
+#include <stdio.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "scan_internal.h"
 
-static int in_function(const struct scan_state *st)
+int scan__in_function(const struct scan_state *st)
 {
 	for (size_t k = st->n_scopes; k > 0; k--)
 		if (!st->scopes[k - 1].is_class)
@@ -20,6 +21,7 @@ static void close_scope(struct scan_state *st)
 	struct scope *sc = &st->scopes[--st->n_scopes];
 	if (sc->is_class) {
 		st->f->classes[sc->index].last_line = st->prev_last_line;
+		st->f->classes[sc->index].body_hash = sc->hash;
 	} else {
 		struct scan_function *fn = &st->f->functions[sc->index];
 		fn->last_line = st->prev_last_line;
@@ -33,64 +35,104 @@ void scan__close_all(struct scan_state *st)
 		close_scope(st);
 }
 
-/* A hash of tokens [from, to) of a logical line: each token's bytes, and between two tokens
- * either the exact spaces of the line or, where a line ends (brackets, a backslash), a newline
- * and the next line's indentation; comments and trailing whitespace are left out. Line ends
- * inside strings count as one '\n' whatever their bytes. */
-static uint64_t line_hash(const struct scan_state *st, const struct lline *ll, size_t from,
-			  size_t to)
+/* One token into a hash: its bytes, line ends inside a string as one '\n' whatever their
+ * bytes. */
+static uint64_t tok_hash(const struct scan_state *st, uint64_t h, const struct tok *t)
 {
-	uint64_t h = SCAN_HASH_INIT;
-	for (size_t i = from; i < to; i++) {
-		const struct tok *t = &ll->toks[i];
-		if (i > from) {
-			size_t a = ll->toks[i - 1].off + ll->toks[i - 1].len, b = t->off;
-			size_t nl = a;
-			bool newline = false;
-			for (size_t p = a; p < b; p++)
-				if (st->d[p] == '\n' || st->d[p] == '\r') {
-					newline = true;
-					nl = p + 1;
-				}
-			if (newline)
-				h = scan__hash_bytes(scan__hash_bytes(h, "\n", 1), st->d + nl,
-						     b - nl);
-			else
-				h = scan__hash_bytes(h, st->d + a, b - a);
+	if (t->kind != TOK_STRING)
+		return scan__hash_bytes(h, st->d + t->off, t->len);
+	for (size_t p = t->off; p < (size_t)t->off + t->len; p++) {
+		char c = st->d[p];
+		if (c == '\r') {
+			c = '\n';
+			if (p + 1 < (size_t)t->off + t->len && st->d[p + 1] == '\n')
+				p++;
 		}
-		if (t->kind == TOK_STRING) {
-			for (size_t p = t->off; p < (size_t)t->off + t->len; p++) {
-				char c = st->d[p];
-				if (c == '\r') {
-					c = '\n';
-					if (p + 1 < (size_t)t->off + t->len && st->d[p + 1] == '\n')
-						p++;
-				}
-				h = scan__hash_bytes(h, &c, 1);
-			}
-		} else {
-			h = scan__hash_bytes(h, st->d + t->off, t->len);
-		}
+		h = scan__hash_bytes(h, &c, 1);
 	}
 	return h;
 }
 
-/* Feeds a line's hash to every open function, or to the module when none is open and `module`
- * says the line belongs to it (decorators and def lines do not). */
-static void hash_line(struct scan_state *st, uint64_t lh, uint32_t indent, bool module)
+uint64_t scan__tokens_hash(const struct scan_state *st, const struct lline *ll, size_t from,
+			   size_t to)
 {
-	bool any = false;
+	uint64_t h = SCAN_HASH_INIT;
+	for (size_t i = from; i < to; i++)
+		h = tok_hash(st, scan__hash_bytes(h, "\x1f", 1), &ll->toks[i]);
+	return h;
+}
+
+/* The same for a module-level line, without the sites of op database entries it holds (and
+ * the comma after each, scan__opinfos): an entry is compared by its own hash, and the list
+ * around it does not change when an entry is edited, added or removed. */
+static uint64_t module_line_hash(const struct scan_state *st, const struct lline *ll)
+{
+	uint64_t h = SCAN_HASH_INIT;
+	for (size_t i = 0; i < ll->n; i++) {
+		const struct scan_site *site = scan__site(st, i);
+		if (site) {
+			size_t close = site->to;
+			i = close;
+			if (i + 1 < ll->n && tok_op(&ll->toks[i + 1], ','))
+				i++;
+			continue;
+		}
+		h = tok_hash(st, scan__hash_bytes(h, "\x1f", 1), &ll->toks[i]);
+	}
+	return h;
+}
+
+/* The block depth of a line of indentation `indent` (1 at the top level): hashes mix depths, not
+ * columns, so that indenting by 2 or by 4 is the same program. */
+static uint32_t block_depth(struct scan_state *st, uint32_t indent)
+{
+	while (st->n_blocks > 0 && st->blocks[st->n_blocks - 1] > indent)
+		st->n_blocks--;
+	if ((st->n_blocks == 0 || st->blocks[st->n_blocks - 1] < indent) &&
+	    st->n_blocks < SCAN_BLOCK_DEPTH_MAX)
+		st->blocks[st->n_blocks++] = indent;
+	return (uint32_t)st->n_blocks;
+}
+
+/* Feeds a line's hash to every open function, to the innermost scope when it is a class and
+ * `to_class` (its own statements; decorators and def lines of its methods are the methods'),
+ * and to the module when no def or class is open and `module` says the line belongs to it
+ * (decorators and def lines do not; a class's own statements are the class's hash). */
+static void hash_line(struct scan_state *st, uint64_t lh, uint32_t depth, bool module,
+		      bool to_class)
+{
 	for (size_t k = 0; k < st->n_scopes; k++) {
 		struct scope *sc = &st->scopes[k];
-		if (sc->is_class)
+		if (sc->is_class && (!to_class || k + 1 != st->n_scopes))
 			continue;
-		sc->hash = scan__mix(sc->hash, scan__mix(lh, (uint64_t)(indent - sc->indent)));
-		any = true;
+		sc->hash = scan__mix(sc->hash, scan__mix(lh, (uint64_t)(depth - sc->depth)));
 	}
-	if (!any && module) {
-		st->module_hash = scan__mix(st->module_hash, scan__mix(lh, indent));
+	if (st->n_scopes == 0 && module) {
+		st->module_hash = scan__mix(st->module_hash, scan__mix(lh, depth));
 		st->module_lines++;
 	}
+}
+
+/* A statement made of string literals only, first in a def's, a class's or the module's body:
+ * the docstring, which no hash counts. */
+static bool is_docstring(const struct scan_state *st, const struct lline *ll, uint32_t depth)
+{
+	for (size_t i = 0; i < ll->n; i++)
+		if (ll->toks[i].kind != TOK_STRING)
+			return false;
+	if (st->n_scopes == 0)
+		return st->module_first && depth == 1;
+	const struct scope *sc = &st->scopes[st->n_scopes - 1];
+	return sc->first && depth == sc->depth + 1;
+}
+
+/* A statement was seen: it is no longer the first of its body. */
+static void seen_statement(struct scan_state *st)
+{
+	if (st->n_scopes)
+		st->scopes[st->n_scopes - 1].first = false;
+	else
+		st->module_first = false;
 }
 
 static const char *qualname(struct scan_state *st, const char *name)
@@ -139,7 +181,8 @@ static int push_scope(struct scan_state *st, int is_class, int index, uint32_t i
 		scan__warn(st, line, "def and class nested deeper than %d", SCAN_SCOPE_DEPTH_MAX);
 		return 0;
 	}
-	st->scopes[st->n_scopes++] = (struct scope){ is_class, index, indent, hash };
+	st->scopes[st->n_scopes++] =
+	    (struct scope){ is_class, index, indent, st->line_depth, hash, true };
 	return 0;
 }
 
@@ -189,6 +232,56 @@ static int decorator_uses(struct scan_state *st, const struct scan_function *fn,
 	return 0;
 }
 
+/* The parameters of the def whose '(' is token `open`: names (with their stars) and the
+ * canonical text of their defaults. */
+static int def_params(struct scan_state *st, const struct lline *ll, size_t open,
+		      struct scan_function *fn)
+{
+	if (open >= ll->n || !tok_op(&ll->toks[open], '(') || ll->toks[open].match <= (int32_t)open)
+		return 0;
+	size_t close = (size_t)ll->toks[open].match, a = open + 1, n = 0;
+	struct scan_arg tmp[64];
+	for (size_t k = open + 1; k <= close && n < 64; k++) {
+		const struct tok *t = &ll->toks[k];
+		if (k < close && t->match > (int32_t)k && (size_t)t->match < close) {
+			k = (size_t)t->match;
+			continue;
+		}
+		if (k != close && !tok_op(t, ','))
+			continue;
+		size_t p = a, stars = 0;
+		while (p < k && ll->toks[p].kind == TOK_OP && ll->toks[p].op == '*')
+			stars += ll->toks[p++].len;
+		if (p < k && ll->toks[p].kind == TOK_NAME) {
+			size_t eq = p + 1;
+			while (eq < k && !tok_op(&ll->toks[eq], '='))
+				eq = ll->toks[eq].match > (int32_t)eq
+					 ? (size_t)ll->toks[eq].match + 1
+					 : eq + 1;
+			char name[128];
+			snprintf(name, sizeof(name), "%.*s%.*s", (int)(stars < 3 ? stars : 2), "**",
+				 (int)ll->toks[p].len, st->d + ll->toks[p].off);
+			tmp[n] = (struct scan_arg){
+				.keyword = scan__strndup(st->arena, name, strlen(name)),
+				.text = eq + 1 < k ? scan__canon(st, ll, eq + 1, k, -1) : NULL,
+			};
+			if (!tmp[n].keyword || (eq + 1 < k && !tmp[n].text))
+				return st->err =
+					   st->err ? st->err : err_set(ERR_NOMEM, "scan: params");
+			n++;
+		}
+		a = k + 1;
+	}
+	if (!n)
+		return 0;
+	fn->params = scan__alloc(st->arena, n * sizeof(*fn->params));
+	if (!fn->params)
+		return st->err = err_set(ERR_NOMEM, "scan: out of memory for parameters");
+	memcpy(fn->params, tmp, n * sizeof(*tmp));
+	fn->n_params = n;
+	return 0;
+}
+
 static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is_async, uint64_t lh)
 {
 	const struct tok *name = &ll->toks[i + 1];
@@ -198,7 +291,7 @@ static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is
 	/* the header (defaults, annotations) belongs to the enclosing functions' bodies */
 	if (scan__collect_uses(st, ll, 0, colon))
 		return st->err;
-	hash_line(st, lh, ll->indent, false);
+	hash_line(st, lh, st->line_depth, false, false);
 
 	struct scan_function *fns =
 	    scan__grow(st->f->functions, st->f->n_functions, &st->cap_functions, sizeof(*fns));
@@ -213,7 +306,7 @@ static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is
 	fn->class_index = -1;
 	if (st->n_scopes > 0 && st->scopes[st->n_scopes - 1].is_class)
 		fn->class_index = st->scopes[st->n_scopes - 1].index;
-	fn->parent_function = in_function(st);
+	fn->parent_function = scan__in_function(st);
 	fn->is_async = is_async;
 	fn->first_line = ll->first_line;
 	fn->last_line = ll->last_line;
@@ -226,7 +319,7 @@ static int def_header(struct scan_state *st, struct lline *ll, size_t i, bool is
 	uint64_t h = scan__mix(st->pending_hash, lh);
 	st->pending_hash = SCAN_HASH_INIT;
 	fn->body_hash = h;
-	if (decorator_uses(st, fn, idx))
+	if (decorator_uses(st, fn, idx) || def_params(st, ll, i + 2, fn))
 		return st->err;
 	push_scope(st, 0, idx, ll->indent, h, ll->first_line);
 	if (colon + 1 < ll->n)
@@ -242,10 +335,11 @@ static int class_header(struct scan_state *st, struct lline *ll, size_t i, uint6
 		scan__warn(st, ll->first_line, "class without ':'");
 	if (scan__collect_uses(st, ll, 0, ll->n))
 		return st->err;
-	if (in_function(st) < 0 && st->n_pending)
-		st->module_hash = scan__mix(st->module_hash, st->pending_hash);
+	/* the decorators and the class line start the class's own hash; an enclosing function's
+	 * body holds them too, the module's hash does not (the class has its own) */
+	uint64_t own = scan__mix(st->pending_hash, lh);
 	st->pending_hash = SCAN_HASH_INIT;
-	hash_line(st, lh, ll->indent, true);
+	hash_line(st, lh, st->line_depth, false, false);
 
 	struct scan_class *cls =
 	    scan__grow(st->f->classes, st->f->n_classes, &st->cap_classes, sizeof(*cls));
@@ -260,7 +354,7 @@ static int class_header(struct scan_state *st, struct lline *ll, size_t i, uint6
 	c->parent_class = -1;
 	if (st->n_scopes > 0 && st->scopes[st->n_scopes - 1].is_class)
 		c->parent_class = st->scopes[st->n_scopes - 1].index;
-	c->parent_function = in_function(st);
+	c->parent_function = scan__in_function(st);
 	c->first_line = ll->first_line;
 	c->last_line = ll->last_line;
 	c->deco_line = st->n_pending ? st->pending_line : ll->first_line;
@@ -275,7 +369,7 @@ static int class_header(struct scan_state *st, struct lline *ll, size_t i, uint6
 	if (k < colon && tok_op(&ll->toks[k], '(') && ll->toks[k].match > (int32_t)k &&
 	    scan__args(st, ll, k, (size_t)ll->toks[k].match, &c->bases, &c->n_bases))
 		return st->err;
-	return push_scope(st, 1, idx, ll->indent, 0, ll->first_line);
+	return push_scope(st, 1, idx, ll->indent, own, ll->first_line);
 }
 
 /* True when tokens [k, n) of the line are trailers only: `.name`, `(...)`, `[...]`. A decorator
@@ -300,7 +394,7 @@ static int decorator(struct scan_state *st, struct lline *ll, uint64_t lh)
 {
 	if (scan__collect_uses(st, ll, 0, ll->n))
 		return st->err;
-	hash_line(st, lh, ll->indent, false);
+	hash_line(st, lh, st->line_depth, false, false);
 	if (ll->n < 2) {
 		scan__warn(st, ll->first_line, "'@' without a decorator");
 		return 0;
@@ -351,11 +445,47 @@ static int decorator(struct scan_state *st, struct lline *ll, uint64_t lh)
 	return 0;
 }
 
+/* In a function's own body: an __init__'s `super().__init__(...)` and `return NAME` of one of
+ * its nested functions (struct scan_function). */
+static int function_facts(struct scan_state *st, const struct lline *ll)
+{
+	if (st->n_scopes == 0 || st->scopes[st->n_scopes - 1].is_class || ll->n < 2)
+		return 0;
+	int fi = st->scopes[st->n_scopes - 1].index;
+	struct scan_function *fn = &st->f->functions[fi];
+	const struct tok *t = ll->toks;
+	if (ll->n == 2 && TOK_IS(st, &t[0], "return") && t[1].kind == TOK_NAME) {
+		for (size_t k = (size_t)fi + 1; k < st->f->n_functions; k++) {
+			const struct scan_function *g = &st->f->functions[k];
+			if (g->parent_function == fi && strlen(g->name) == t[1].len &&
+			    memcmp(g->name, st->d + t[1].off, t[1].len) == 0)
+				fn->returns_function = true;
+		}
+		return 0;
+	}
+	if (strcmp(fn->name, "__init__") != 0 || !TOK_IS(st, &t[0], "super") ||
+	    !tok_op(&t[1], '(') || t[1].match < 1)
+		return 0;
+	size_t m = (size_t)t[1].match;
+	if (m + 3 >= ll->n || !tok_op(&t[m + 1], '.') || !TOK_IS(st, &t[m + 2], "__init__") ||
+	    !tok_op(&t[m + 3], '(') || t[m + 3].match <= (int32_t)(m + 3))
+		return 0;
+	return scan__args(st, ll, m + 3, (size_t)t[m + 3].match, &fn->super_args,
+			  &fn->n_super_args);
+}
+
 int scan__statement(struct scan_state *st, struct lline *ll)
 {
 	while (st->n_scopes > 0 && st->scopes[st->n_scopes - 1].indent >= ll->indent)
 		close_scope(st);
-	uint64_t lh = line_hash(st, ll, 0, ll->n);
+	st->line_depth = block_depth(st, ll->indent);
+	size_t first_entry = st->f->n_opinfos;
+	if (scan__opinfos(st, ll))
+		return st->err;
+	uint64_t lh = scan__in_function(st) < 0 ? module_line_hash(st, ll)
+						: scan__tokens_hash(st, ll, 0, ll->n);
+	bool docstring = is_docstring(st, ll, st->line_depth);
+	seen_statement(st);
 	const struct tok *t0 = &ll->toks[0];
 	int rc = 0;
 	if (tok_op(t0, '@')) {
@@ -379,19 +509,22 @@ int scan__statement(struct scan_state *st, struct lline *ll)
 					   "decorator not followed by def or class");
 				st->n_pending = 0;
 				st->n_regs = 0;
-				if (in_function(st) < 0)
+				if (scan__in_function(st) < 0)
 					st->module_hash =
 					    scan__mix(st->module_hash, st->pending_hash);
 				st->pending_hash = SCAN_HASH_INIT;
 			}
-			hash_line(st, lh, ll->indent, true);
+			if (!docstring)
+				hash_line(st, lh, st->line_depth, true, true);
 			rc = scan__collect_uses(st, ll, 0, ll->n);
 			if (!rc)
-				rc = scan__simple(st, ll, in_function(st));
-			if (!rc && in_function(st) < 0)
+				rc = scan__simple(st, ll, scan__in_function(st));
+			if (!rc && scan__in_function(st) < 0)
 				rc = scan__global_line(st, ll);
+			if (!rc)
+				rc = function_facts(st, ll);
 		}
 	}
 	st->prev_last_line = ll->last_line;
-	return rc ? rc : scan__opinfos(st, ll);
+	return rc ? rc : scan__binding(st, ll, first_entry);
 }

@@ -77,10 +77,11 @@ int select__variants(struct select_test *t, const struct catalog *cat,
 	if (rc < 0)
 		return rc;
 	t->variants_open = cv.open;
-	t->variants_why = cv.why;
+	if (cv.why && !(t->variants_why = strdup(cv.why)))
+		rc = err_set(ERR_NOMEM, "stage 3: variants of '%s'", t->id);
 	t->n_variants_all = cv.n;
 	size_t n = cv.n < SELECT_VARIANTS_SHOWN ? cv.n : SELECT_VARIANTS_SHOWN;
-	if (n && !(t->variants = calloc(n, sizeof *t->variants)))
+	if (rc == 0 && n && !(t->variants = calloc(n, sizeof *t->variants)))
 		rc = err_set(ERR_NOMEM, "stage 3: variants of '%s'", t->id);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		rc = decide_one(&t->variants[i], t->id, cv.names[i],

@@ -183,7 +183,8 @@ struct catalog_variants {
 	size_t n;
 	bool open;
 	bool approx;     /* names is a superset: an @ops list not statically evaluable */
-	const char *why; /* static: why open or approx */
+	const char *why; /* why open or approx: static, or why_owned_ */
+	char *why_owned_;
 	char *dtypes[CATALOG_DTYPES_MAX]; /* @dtypes names ("float32"), owned; none: the default */
 	size_t n_dtypes;
 };
@@ -192,9 +193,6 @@ int selector_catalog_variants(struct catalog_variants *out, const struct catalog
 			      const struct catalog_test *t);
 void selector_catalog_variants_finish(struct catalog_variants *v);
 
-/* The OpInfo entry kind ("UnaryUfuncInfo") of op `name` in the catalog's op database, or NULL. */
-const char *selector_catalog_op_kind(const struct catalog *cat, const char *name);
-
 /* The op database entry of op `name` as specs and test names spell it: its OpInfo name ("add"),
  * "name.variant_test_name" ("div.floor_rounding") or the formatted name ("div_floor_rounding");
  * the first entry of that name in path order, one without variant_test_name first for a bare
@@ -202,8 +200,9 @@ const char *selector_catalog_op_kind(const struct catalog *cat, const char *name
 const struct scan_opinfo *selector_catalog_opinfo(const struct catalog *cat, const char *name,
 						  const char **path);
 
-/* True when a test of opset `set` (and names) runs over op `name` of kind `kind` (may be NULL). */
-bool selector_catalog_test_covers_op(const struct catalog_test *t, const char *name,
-				     const char *kind);
+/* Whether @ops test t runs op `name`: 1 when its op list, as Python builds it, holds an entry of
+ * that name or aten name (or the list cannot be read, and may), 0 when not, or ERR_NOMEM. */
+int selector_catalog_test_runs_op(const struct catalog *cat, const struct catalog_test *t,
+				  const char *name);
 
 #endif

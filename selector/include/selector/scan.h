@@ -55,6 +55,9 @@ struct scan_class {
 	size_t n_bases;
 	struct scan_decorator *decorators;
 	size_t n_decorators;
+	/* The hash of its decorators, its `class` line and its own statements (methods and nested
+	 * classes left out, they have their own), as a function's body hash is made. */
+	uint64_t body_hash;
 };
 
 struct scan_function {
@@ -80,15 +83,29 @@ struct scan_function {
 	 * `exec(...)`, `eval(...)` or an import of a computed module -> "!*" (anything). */
 	const char **uses;
 	size_t n_uses;
-	/* The hash of the decorators, the def line and the body: comments, blank lines, trailing
-	 * whitespace, line endings (CRLF/CR/LF) and the indentation of the whole def do not change
-	 * it; any other edit does. */
+	/* The hash of the decorators, the def line and the body, token by token, each line at its
+	 * block depth: comments, blank lines, spacing, line breaks inside brackets, line endings
+	 * (CRLF/CR/LF), the indentation's width and the docstring do not change it; any other
+	 * edit does. */
 	uint64_t body_hash;
 	/* Aten ops registered by @register_decomposition(aten.x), @register_lowering(...),
 	 * @register_meta(...) and friends (any decorator whose last name contains "register"):
 	 * "x", or "x.overload" when the overload is named. */
 	const char **registers;
 	size_t n_registers;
+	/* Its parameters, in order: each one's name as `keyword` ("*args", "**kwargs" with their
+	 * stars) and its default's canonical text (struct scan_binding) in `text`, NULL when it has
+	 * none. What an op database class's constructor defaults are read from. */
+	struct scan_arg *params;
+	size_t n_params;
+	/* An __init__'s `super().__init__(...)` arguments as written (scan_arg), NULL when it has
+	 * none: what an op database class passes its base for the attributes it computes from
+	 * its own parameters (`error_inputs_func=make_error_inputs_elementwise_binary(...)`). */
+	struct scan_arg *super_args;
+	size_t n_super_args;
+	/* Its body returns one of its own nested functions (`return wrapper`): what a call of it
+	 * gives is a function, never None. */
+	bool returns_function;
 };
 
 struct scan_import {
@@ -133,6 +150,11 @@ struct scan_opinfo {
 	const char *samples;
 	uint32_t first_line; /* the callee's line */
 	uint32_t last_line;  /* the closing parenthesis's line */
+	uint64_t hash;       /* its tokens, from the callee's name to the closing parenthesis */
+	/* The call's arguments as written (scan_arg: keyword, text, kind, value): what the op
+	 * lists' conditions ask of an entry (`op.supports_sparse`, `op.ref is not None`). */
+	struct scan_arg *args;
+	size_t n_args;
 	/* The dotted names its arguments use, resolved as a function's are (`op=lambda x:
 	 * torch.a.f(x)`, `ref=np.add`): what running the entry's op may call. */
 	const char **uses;
@@ -150,6 +172,19 @@ struct scan_global {
 	uint32_t line;   /* the first binding */
 	const char **uses;
 	size_t n_uses;
+};
+
+/* A binding statement at module or class level, in source order: `NAME = value`, `NAME: T =
+ * value`, `NAME += value`. Its value is canonical text: the tokens one after the other, a space
+ * only between two names, numbers or strings (no comment, no line break), and each op database
+ * entry that the statement itself holds replaced by `@N`, N its index in opinfos. What the op
+ * lists of the op database and of the test files are made of (selector/src/catalog_oplists.c). */
+struct scan_binding {
+	const char *name;
+	int class_index; /* the class whose body binds it, -1 at module level */
+	bool augmented;  /* `+=` */
+	const char *value;
+	uint32_t line;
 };
 
 /* A test method a module-level call adds at import time: `F(Class)` whose body does
@@ -172,7 +207,10 @@ struct scan_file {
 	const char *module_path; /* as given, may be NULL */
 	bool skipped;            /* not UTF-8: nothing else is filled in; see warnings */
 	uint32_t n_lines;
-	uint64_t module_hash; /* every line outside a def (decorators, def lines and bodies) */
+	/* Every statement outside a def (decorators, def lines and bodies), made as a function's
+	 * body hash is, without the module's docstring and without the op database entries (each
+	 * has its own hash): an edit inside an entry leaves it as it was. */
+	uint64_t module_hash;
 	struct scan_class *classes; /* in source order */
 	size_t n_classes;
 	struct scan_function *functions; /* in source order (of their def lines) */
@@ -185,6 +223,8 @@ struct scan_file {
 	size_t n_opinfos;
 	struct scan_global *globals;
 	size_t n_globals;
+	struct scan_binding *bindings; /* in source order */
+	size_t n_bindings;
 	struct scan_warning *warnings;
 	size_t n_warnings;
 	struct scan_generated *generated; /* in the memory behind arena_ */

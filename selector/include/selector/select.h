@@ -108,7 +108,7 @@ struct select_test {
 	struct select_variant *variants; /* owned */
 	size_t n_variants, n_variants_all;
 	bool variants_open;
-	const char *variants_why; /* static */
+	char *variants_why; /* owned */
 	/* stage 4 */
 	double score;
 	double seconds; /* estimated cost */

@@ -163,6 +163,15 @@ static uint64_t hash_of(const char *s, const char *fname)
 	return h;
 }
 
+static uint64_t class_hash_of(const char *s)
+{
+	struct scan_file *f = text(s);
+	cr_assert_geq(f->n_classes, 1);
+	uint64_t h = f->classes[0].body_hash;
+	scan_file_destroy(f);
+	return h;
+}
+
 static uint64_t module_hash_of(const char *s)
 {
 	struct scan_file *f = text(s);
@@ -183,8 +192,16 @@ Test(scan_hash, normalization)
 	cr_assert_eq(h,
 		     hash_of("class C:\n    def f(x):\n        y = x + 1\n        return y\n", "f"),
 		     "re-indenting the whole def keeps the hash");
+	cr_assert_eq(h, hash_of("def f(x):\n    y = x+1\n    return y\n", "f"), "spacing");
+	cr_assert_eq(hash_of("def f(x):\n    return g(x, 1)\n", "f"),
+		     hash_of("def f(x):\n    return g(x,\n             1)  # two lines\n", "f"),
+		     "a line break inside brackets");
+	cr_assert_eq(h, hash_of("def f(x):\n  y = x + 1\n  return y\n", "f"),
+		     "an indentation of 2 is the same program as one of 4");
+	cr_assert_eq(
+	    h, hash_of("def f(x):\n    \"\"\"Adds one.\"\"\"\n    y = x + 1\n    return y\n", "f"),
+	    "the docstring is no code");
 	cr_assert_neq(h, hash_of("def f(x):\n    y = x + 2\n    return y\n", "f"));
-	cr_assert_neq(h, hash_of("def f(x):\n    y = x+1\n    return y\n", "f"));
 	cr_assert_neq(h, hash_of("def f(x):\n    y = x + 1\n    if y:\n        return y\n", "f"));
 	cr_assert_neq(h, hash_of("@dec\ndef f(x):\n    y = x + 1\n    return y\n", "f"));
 	cr_assert_neq(hash_of("def f():\n    s = '''a\n  b'''\n", "f"),
@@ -198,12 +215,29 @@ Test(scan_hash, module_hash_excludes_function_bodies)
 	cr_assert_eq(
 	    m, module_hash_of("import torch\n# c\nX = 1   \n\n@dec\ndef f():\n    return 1\n"));
 	cr_assert_neq(m, module_hash_of("import torch, os\nX = 1\n@dec\ndef f():\n    return 1\n"));
+	cr_assert_eq(m,
+		     module_hash_of(
+			 "'''The module.'''\nimport torch\nX = 1\n@dec\ndef f():\n    return 1\n"),
+		     "the module's docstring is no code");
+	cr_assert_neq(m,
+		      module_hash_of("import torch\n'''Not a docstring.'''\nX = 1\n@dec\ndef f():\n"
+				     "    return 1\n"),
+		      "a string statement after the first is code");
 	cr_assert_neq(m, module_hash_of("import torch\nX = 2\n@dec\ndef f():\n    return 1\n"));
+	/* a class's own statements are its own hash's, not the module's */
 	uint64_t c = module_hash_of("class T:\n    attr = 1\n    def t(self):\n        pass\n");
-	cr_assert_neq(c,
-		      module_hash_of("class T:\n    attr = 2\n    def t(self):\n        pass\n"));
-	cr_assert_eq(c,
-		     module_hash_of("class T:\n    attr = 1\n    def t(self):\n        x = 1\n"));
+	cr_assert_eq(c, module_hash_of("class T:\n    attr = 2\n    def t(self):\n        pass\n"));
+	uint64_t k = class_hash_of("class T:\n    attr = 1\n    def t(self):\n        pass\n");
+	cr_assert_neq(k, class_hash_of("class T:\n    attr = 2\n    def t(self):\n        pass\n"));
+	cr_assert_neq(k,
+		      class_hash_of("class T(B):\n    attr = 1\n    def t(self):\n        pass\n"));
+	cr_assert_eq(k, class_hash_of("class T:\n    attr = 1\n    def t(self):\n        x = 1\n"),
+		     "a method's body is the method's");
+	cr_assert_eq(
+	    k,
+	    class_hash_of(
+		"class T:\n    '''Doc.'''\n    attr = 1\n    def t(self):\n        pass\n"),
+	    "a class's docstring is no code");
 }
 
 Test(scan_limits, arguments_and_size)
