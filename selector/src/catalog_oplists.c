@@ -1400,11 +1400,14 @@ void catalog__oplists_free(struct catalog_priv *priv)
 	}
 	for (size_t k = 0; k < priv->op_lists.cap; k++) {
 		struct catalog_op_list *l = (struct catalog_op_list *)priv->op_lists.slots[k].value;
-		if (!priv->op_lists.slots[k].key || !l)
+		if (!priv->op_lists.slots[k].key)
 			continue;
-		free(l->entries);
-		free(l->why);
-		free(l);
+		if (l) {
+			free(l->entries);
+			free(l->why);
+			free(l);
+		}
+		free((char *)priv->op_lists.slots[k].key);
 	}
 	strmap_free(&priv->op_lists);
 }
@@ -1491,8 +1494,11 @@ int catalog__op_list(const struct catalog *cat, const struct catalog_file *test_
 	int rc = !o ? ERR_NOMEM : !l ? err_set(ERR_NOMEM, "op lists") : 0;
 	if (!rc)
 		rc = evaluate(o, test_file, cls, arg, l);
+	/* The map keeps the key it was given: freed with the map. */
 	if (!rc && priv && strmap_put(&priv->op_lists, key, (intptr_t)l))
 		rc = err_set(ERR_NOMEM, "op lists");
+	else if (!rc && priv)
+		key = NULL;
 	free(key);
 	if (!priv && o) { /* a catalog without a private part (a test's): nothing kept */
 		ol_finish(o);
