@@ -4,6 +4,7 @@
  * about. */
 #include <string.h>
 
+#include "catalog_internal.h"
 #include "common/err.h"
 #include "selector/catalog.h"
 #include "selector/scan.h"
@@ -41,6 +42,11 @@ int selector_case_test_init(struct selector_case_test *x, const char *id, const 
 		t->opinfo = x->db.test->opset != CATALOG_OPSET_NONE;
 		t->body_ops = fn ? fn->uses : NULL;
 		t->n_body_ops = fn ? fn->n_uses : 0;
+		t->no_case_why = selector_opdb_no_case_why(&x->db);
+		if (fn)
+			catalog__test_tolerances(fn, t->atol, t->rtol);
+		t->list_ops = (const char *const *)x->db.list_;
+		t->n_list_ops = x->db.n_list_;
 	} else if (c) {
 		t->opinfo = c->opinfo;
 		t->body_ops = c->body_ops;

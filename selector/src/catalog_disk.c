@@ -17,7 +17,7 @@
 #include "common/fsutil.h"
 #include "common/limits.h"
 
-#define CATALOG_DISK_MAGIC "spyre-catalog-10\n"
+#define CATALOG_DISK_MAGIC "spyre-catalog-11\n"
 #define NULL_LEN           0xffffffffu
 
 /* ---- writing ---- */
@@ -92,6 +92,8 @@ static void w_function(struct buf *b, int *rc, const struct scan_function *f)
 	w_args(b, rc, f->params, f->n_params);
 	w_args(b, rc, f->super_args, f->n_super_args);
 	w_u32(b, rc, f->returns_function);
+	w_u32(b, rc, f->op_statements);
+	w_u32(b, rc, f->op_raising);
 }
 
 static void w_scan(struct buf *b, int *rc, const struct scan_file *s)
@@ -344,6 +346,8 @@ static void r_function(struct rd *r, struct scan_function *f)
 	f->params = r_args(r, &f->n_params);
 	f->super_args = r_args(r, &f->n_super_args);
 	f->returns_function = r_u32(r) != 0;
+	f->op_statements = r_u32(r);
+	f->op_raising = r_u32(r);
 }
 
 static void r_classes(struct rd *r, struct scan_file *s)
@@ -444,7 +448,7 @@ static struct scan_file *r_scan(struct rd *r)
 	s->n_lines = r_u32(r);
 	s->module_hash = r_u64(r);
 	r_classes(r, s);
-	s->functions = r_array(r, &s->n_functions, sizeof(*s->functions), 72);
+	s->functions = r_array(r, &s->n_functions, sizeof(*s->functions), 80);
 	for (size_t i = 0; i < s->n_functions && !r->bad; i++)
 		r_function(r, &s->functions[i]);
 	r_rest(r, s);

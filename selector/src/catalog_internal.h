@@ -126,6 +126,19 @@ struct catalog_op_list {
 int catalog__op_list(const struct catalog *cat, const struct catalog_file *test_file, int cls,
 		     const char *arg, const struct catalog_op_list **out);
 void catalog__oplists_free(struct catalog_priv *priv);
+/* Attribute `attr` of op database entry `entry` as PyTorch's constructors make it (its own
+ * argument, what a Python reference inherits from the entry it names, its class's default), as
+ * source text; NULL when not known or the catalog keeps no op lists. */
+const char *catalog__entry_attr(const struct catalog *cat, const struct scan_opinfo *entry,
+				const char *attr);
+/* What an entry's skips= and decorators= DecorateInfos do to test `cls`::`test` on the device
+ * under test (device_type None), into out's skip, xfail, atol and rtol (catalog_decorate.c);
+ * out->skip_why points into `why` (the first skip's decorator), NULL when none. */
+struct spec_opinfo;
+void catalog__entry_decorations(const struct scan_opinfo *o, const char *cls, const char *test,
+				struct spec_opinfo *out, char *why, size_t why_size);
+/* A test function's own toleranceOverride / precisionOverride, per dtype (the larger kept). */
+void catalog__test_tolerances(const struct scan_function *fn, double *atol, double *rtol);
 /* The same for a catalog test's @ops decorator; *out NULL when it has none it can read. */
 int catalog__test_op_list(const struct catalog *cat, const struct catalog_test *t,
 			  const struct catalog_op_list **out);

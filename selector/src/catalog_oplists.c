@@ -1471,6 +1471,16 @@ static int evaluate(struct ol *o, const struct catalog_file *test_file, int cls,
 	return ok < 0 ? ok : 0;
 }
 
+const char *catalog__entry_attr(const struct catalog *cat, const struct scan_opinfo *entry,
+				const char *attr)
+{
+	struct ol *o = cat->priv_ ? ol_of(cat) : NULL;
+	for (size_t i = 0; o && i < o->n_e; i++)
+		if (o->e[i].o == entry)
+			return attr_text(o, &o->e[i], attr, strlen(attr), 0);
+	return NULL;
+}
+
 int catalog__op_list(const struct catalog *cat, const struct catalog_file *test_file, int cls,
 		     const char *arg, const struct catalog_op_list **out)
 {

@@ -133,6 +133,10 @@ struct scan_state {
 	struct alias *assigns; /* module-level `NAME = dotted.name` and `NAME = ...` */
 	size_t n_assigns, cap_assigns;
 
+	uint32_t raises[SCAN_BLOCK_DEPTH_MAX]; /* indentation of each open `with
+						* self.assertRaises...:` block */
+	size_t n_raises;
+
 	struct scan_template *templates;
 	size_t n_templates, cap_templates;
 	struct scan_site *sites; /* of the current logical line */

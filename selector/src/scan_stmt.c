@@ -445,10 +445,71 @@ static int decorator(struct scan_state *st, struct lline *ll, uint64_t lh)
 	return 0;
 }
 
+/* Whether token t names an assertRaises of unittest or pytest (`self.assertRaisesRegex`,
+ * `pytest.raises`). */
+static bool raises_name(const struct scan_state *st, const struct tok *t)
+{
+	return t->kind == TOK_NAME &&
+	       ((t->len >= 12 && memcmp(st->d + t->off, "assertRaises", 12) == 0) ||
+		TOK_IS(st, t, "raises"));
+}
+
+/* Whether `op` at token i runs the entry's op: a call of it, of one of its variants
+ * (`op.method_variant(...)`, `op.get_op()`), or op handed on whole (to a helper, a name); not
+ * a look at its data (`op.sample_inputs(...)`, `op.name`, `op.dtypes`). */
+static bool runs_op(const struct scan_state *st, const struct lline *ll, size_t i)
+{
+	static const char *const variants[] = {
+		"op",       "method_variant",   "inplace_variant",
+		"get_op",   "get_method",       "get_inplace",
+		"__call__", "operator_variant", "inplace_operator_variant"
+	};
+	if (i + 2 >= ll->n || !tok_op(&ll->toks[i + 1], '.'))
+		return true;
+	const struct tok *a = &ll->toks[i + 2];
+	for (size_t k = 0; k < sizeof variants / sizeof *variants; k++)
+		if (a->len == strlen(variants[k]) && !memcmp(st->d + a->off, variants[k], a->len))
+			return true;
+	return false;
+}
+
+/* A statement of a function's body that runs `op` (runs_op): counted for every open function, as
+ * raising when it is a `with` block's header expecting an error (its block is, too), a
+ * `self.assertRaises...(...)` call, or inside such a block. */
+static void op_statement(struct scan_state *st, const struct lline *ll)
+{
+	bool named = false, with_raises = false;
+	for (size_t i = 0; i < ll->n; i++) {
+		const struct tok *t = &ll->toks[i];
+		if (raises_name(st, t) && TOK_IS(st, &ll->toks[0], "with"))
+			with_raises = true;
+		if (t->kind == TOK_NAME && TOK_IS(st, t, "op") &&
+		    !(i > 0 && tok_op(&ll->toks[i - 1], '.')) &&
+		    !(i + 1 < ll->n && tok_op(&ll->toks[i + 1], '=')))
+			named |= runs_op(st, ll, i);
+	}
+	if (with_raises && st->n_raises < SCAN_BLOCK_DEPTH_MAX)
+		st->raises[st->n_raises++] = ll->indent;
+	if (!named)
+		return;
+	bool raising = with_raises || st->n_raises > (size_t)with_raises ||
+		       (ll->n > 2 && TOK_IS(st, &ll->toks[0], "self") &&
+			tok_op(&ll->toks[1], '.') && raises_name(st, &ll->toks[2]));
+	for (size_t k = 0; k < st->n_scopes; k++) {
+		if (st->scopes[k].is_class)
+			continue;
+		struct scan_function *fn = &st->f->functions[st->scopes[k].index];
+		fn->op_statements++;
+		fn->op_raising += raising;
+	}
+}
+
 /* In a function's own body: an __init__'s `super().__init__(...)` and `return NAME` of one of
  * its nested functions (struct scan_function). */
 static int function_facts(struct scan_state *st, const struct lline *ll)
 {
+	if (scan__in_function(st) >= 0)
+		op_statement(st, ll);
 	if (st->n_scopes == 0 || st->scopes[st->n_scopes - 1].is_class || ll->n < 2)
 		return 0;
 	int fi = st->scopes[st->n_scopes - 1].index;
@@ -479,6 +540,8 @@ int scan__statement(struct scan_state *st, struct lline *ll)
 	while (st->n_scopes > 0 && st->scopes[st->n_scopes - 1].indent >= ll->indent)
 		close_scope(st);
 	st->line_depth = block_depth(st, ll->indent);
+	while (st->n_raises > 0 && st->raises[st->n_raises - 1] >= ll->indent)
+		st->n_raises--;
 	size_t first_entry = st->f->n_opinfos;
 	if (scan__opinfos(st, ll))
 		return st->err;

@@ -161,6 +161,54 @@ static int grow(struct spec_case_list *l)
 	return 0;
 }
 
+static spec_dtype_mask dbit(enum spec_dtype d)
+{
+	return (spec_dtype_mask)1 << d;
+}
+
+void testspecs_pytorch_tolerance(enum spec_dtype d, double *atol, double *rtol)
+{
+	switch (d) {
+	case SPEC_DTYPE_FLOAT16:
+	case SPEC_DTYPE_COMPLEX32:
+		*atol = 1e-5, *rtol = 1e-3;
+		return;
+	case SPEC_DTYPE_BFLOAT16:
+		*atol = 1e-5, *rtol = 1.6e-2;
+		return;
+	case SPEC_DTYPE_FLOAT32:
+	case SPEC_DTYPE_COMPLEX64:
+		*atol = 1e-5, *rtol = 1.3e-6;
+		return;
+	case SPEC_DTYPE_FLOAT64:
+	case SPEC_DTYPE_COMPLEX128:
+		*atol = 1e-7, *rtol = 1e-7;
+		return;
+	default:
+		*atol = 0, *rtol = 0;
+		return;
+	}
+}
+
+/* A case's tolerance: the specs' precision when they give one; else the largest of what the test
+ * and its op's entry give the dtype (toleranceOverride, precisionOverride), assert_close's
+ * default for the dtype and the framework's default (SPEC_PRECISION_DEFAULT). */
+static void tolerance(const struct ctx *c, enum spec_dtype d, const struct spec_precision *p,
+		      double *atol, double *rtol)
+{
+	double pa, pr;
+	testspecs_pytorch_tolerance(d, &pa, &pr);
+	double ta = c->t->atol[d], tr = c->t->rtol[d]; /* the test's own, and its op entry's */
+	if (c->oi && c->oi->atol[d] > ta)
+		ta = c->oi->atol[d];
+	if (c->oi && c->oi->rtol[d] > tr)
+		tr = c->oi->rtol[d];
+	double a = SPEC_PRECISION_DEFAULT > pa ? SPEC_PRECISION_DEFAULT : pa;
+	double r = SPEC_PRECISION_DEFAULT > pr ? SPEC_PRECISION_DEFAULT : pr;
+	*atol = p->present && p->has_atol ? p->atol : ta > a ? ta : a;
+	*rtol = p->present && p->has_rtol ? p->rtol : tr > r ? tr : r;
+}
+
 static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 		    const struct case_spec *cs_in, enum spec_case_rule rule,
 		    const struct spec_kernel *k, struct spec_loc loc)
@@ -197,10 +245,15 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 	memcpy(cs->shapes, s->v, sizeof(cs->shapes));
 	memcpy(cs->ndims, s->ndims, sizeof(cs->ndims));
 	cs->dtype = d;
-	const struct spec_precision *p = &cs_in->precision;
-	cs->atol = p->present && p->has_atol ? p->atol : SPEC_PRECISION_DEFAULT;
-	cs->rtol = p->present && p->has_rtol ? p->rtol : SPEC_PRECISION_DEFAULT;
+	tolerance(c, d, &cs_in->precision, &cs->atol, &cs->rtol);
 	cs->mode = cs_in->mode;
+	if (c->oi && (c->oi->skip & dbit(d))) { /* upstream runs it nowhere: that reason first */
+		snprintf(cs->why, sizeof(cs->why), "the test skips this op at %s: %s",
+			 d ? dtype_name(d) : "any dtype", c->oi->skip_why ? c->oi->skip_why : "");
+		cs->unsupported = true;
+	}
+	if (c->oi && (c->oi->xfail & dbit(d)) && cs->mode == SPEC_MODE_MANDATORY_SUCCESS)
+		cs->mode = SPEC_MODE_XFAIL; /* upstream expects it to fail, on every device */
 	cs->kind = graph ? SPEC_CASE_GRAPH : SPEC_CASE_OP;
 	if (graph && d != SPEC_DTYPE_NONE && !why) /* the emulator's own tolerance for the dtype */
 		spyre_run_default_tol(d == SPEC_DTYPE_FLOAT32 ? SPYRE_DTYPE_FLOAT32
@@ -238,11 +291,6 @@ static int add_case(struct ctx *c, const char *op, const struct shapes *s,
 		c->res->n_unsupported++;
 	}
 	return 0;
-}
-
-static spec_dtype_mask dbit(enum spec_dtype d)
-{
-	return (spec_dtype_mask)1 << d;
 }
 
 /* Crosses shapes with dtypes: `only` when set (a kernel's or a tensor's dtype), else the op's
@@ -530,6 +578,15 @@ static int expand_ops(struct ctx *c, const char *op, enum spec_case_rule rule, s
 					: testspecs__add_default_samples(c, op, &v, rule, loc);
 }
 
+/* Whether this expansion already gave cases of op. */
+static bool expanded(const struct ctx *c, const char *op)
+{
+	for (size_t i = c->list->n - c->res->n_cases; i < c->list->n; i++)
+		if (strcmp(c->list->v[i].op, op) == 0)
+			return true;
+	return false;
+}
+
 /* The ops an @ops test runs: the supported ops of its family, the ops its entry includes
  * (edits.ops.include names ops the config adds to the test's list, whatever the global says),
  * and, when the config lists no supported ops, the op of the variant that decided. */
@@ -550,6 +607,12 @@ static int rule_opinfo(struct ctx *c, size_t *used)
 			rc = expand_ops(c, in->name.s, SPEC_RULE_OPINFO, in->loc, used);
 	}
 	const char *vop = c->variant_op ? c->variant_op : c->by_variants;
+	/* specs that bound no ops: every op of the test's list runs (each case says whether the
+	 * emulator has it) */
+	for (size_t i = 0; rc == 0 && !g->has_supported_ops && !vop && i < c->t->n_list_ops; i++)
+		if (!expanded(c, c->t->list_ops[i])) /* not once more after edits.ops.include */
+			rc = expand_ops(c, c->t->list_ops[i], SPEC_RULE_OPINFO,
+					e ? e->loc : (struct spec_loc){ 0 }, used);
 	if (rc == 0 && !*used && !g->has_supported_ops && vop)
 		rc =
 		    expand_ops(c, vop, SPEC_RULE_OPINFO, e ? e->loc : (struct spec_loc){ 0 }, used);
@@ -616,6 +679,10 @@ static int expand_rules(struct ctx *c)
 		return rc;
 	if (used) {
 		res->rule = SPEC_RULE_SAMPLE_INPUTS;
+		return 0;
+	}
+	if (c->t->opinfo && c->t->no_case_why) { /* whatever the ops: no case (cases.h) */
+		res->why = c->t->no_case_why;
 		return 0;
 	}
 	if (c->t->opinfo) {

@@ -48,6 +48,8 @@ struct ctx {
 	bool has_opinfo_dtypes;
 	spec_dtype_mask opinfo_dtypes;
 	const char *shape_why;
+	/* ... and what the test does with the op (struct spec_opinfo): NULL outside rule 3 */
+	const struct spec_opinfo *oi;
 };
 
 void testspecs__put_shape(struct shapes *s, const int64_t *v, size_t n);

@@ -132,6 +132,7 @@ int testspecs__add_opinfo_cases(struct ctx *c, const char *op, const struct op_v
 	const struct spyre_op_info *info = m ? spyre_op_find(m->emu) : NULL;
 	c->has_opinfo_dtypes = found && oi.dtypes;
 	c->opinfo_dtypes = c->has_opinfo_dtypes ? mask_of(oi.dtypes) : 0;
+	c->oi = found ? &oi : NULL;
 	int rc;
 	if (found && oi.shapes && (!info || info->nin >= 1)) {
 		c->source = SPEC_SOURCE_OPINFO_SAMPLES;
@@ -143,5 +144,6 @@ int testspecs__add_opinfo_cases(struct ctx *c, const char *op, const struct op_v
 	c->source = SPEC_SOURCE_NONE;
 	c->has_opinfo_dtypes = false;
 	c->opinfo_dtypes = 0;
+	c->oi = NULL;
 	return rc;
 }

@@ -106,6 +106,12 @@ struct scan_function {
 	/* Its body returns one of its own nested functions (`return wrapper`): what a call of it
 	 * gives is a function, never None. */
 	bool returns_function;
+	/* The statements of its body (nested functions' included) that run `op`, the parameter
+	 * an @ops test receives its entry by (a call of it or of its variants, or op handed on
+	 * whole; not a look at its data such as op.sample_inputs(...)): all of them, and those
+	 * that only expect an error (inside `with self.assertRaises...(...):`, or a
+	 * `self.assertRaises...(...)` call). */
+	uint32_t op_statements, op_raising;
 };
 
 struct scan_import {

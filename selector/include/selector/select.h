@@ -205,7 +205,14 @@ struct selector_opdb {
 	const struct catalog *cat;
 	const struct catalog_test *test;
 	void *ops_; /* private: the test's @ops variants as the catalog evaluates them, or NULL */
-	char allowed_[160]; /* private: its @ops(allowed_dtypes=...), canonical names, or "" */
+	char allowed_[160];  /* private: its @ops(allowed_dtypes=...), canonical names, or "" */
+	char explicit_[160]; /* private: its @ops(dtypes=(torch.X, ...)), canonical names, or "" */
+	char **list_;        /* private: the entries of its @ops list as evaluated, "name" or
+			      * "name.variant", or NULL */
+	size_t n_list_;
+	char mode_; /* private: its @ops(dtypes=OpDTypes.X): 's' supported (the default), 'e'
+		     * an explicit list, '1' any_one, 'c' any_common_cpu_cuda_one, 'n' none,
+		     * 'u' unsupported or unsupported_backward, '?' not known */
 };
 /* Fills one for test id `id` (a catalog may be NULL: nothing known): 0 or ERR_NOMEM.
  * selector_opdb_finish() it after use. */
@@ -216,6 +223,10 @@ void selector_opdb_finish(struct selector_opdb *o);
  * The `where` text lives until the next call in the thread. */
 struct spec_opinfo;
 int selector_opinfo_of(void *opdb, const char *op, struct spec_opinfo *out);
+/* Why the test gives no kernel case whatever its ops (its @ops mode runs them only at dtypes
+ * they do not support, its body runs no op of its list or only checks that the op raises),
+ * or NULL. */
+const char *selector_opdb_no_case_why(const struct selector_opdb *o);
 /* spec_case_test.runs_op: whether the test's @ops list runs op: its OpInfo entry is one of the
  * variants the catalog evaluates the list to (selector_catalog_variants; a comprehension or
  * filter(lambda ...) included); -1 when the catalog has no such test or cannot tell (a list

@@ -249,7 +249,8 @@ Test(catalog_opinfo, runs_op_follows_the_tests_op_list)
 		{ "TestOpVariants::test_reduction", binary, 0 },
 		{ "TestOpVariants::test_reduction", reduction, 1 },
 		{ "TestOpVariants::test_op_db", reduction, 1 },
-		{ "TestOpVariants::test_op_db", "no_such_op", 1 }, /* op_db over-approximates */
+		/* an evaluated list holds entries only: an op with none is in no list */
+		{ "TestOpVariants::test_op_db", "no_such_op", 0 },
 		/* a filter(lambda ...) over a family: the ops it keeps, not the names it mentions
 		 */
 		{ "TestOpVariants::test_filtered", unary0, 0 },
@@ -298,6 +299,16 @@ Test(catalog_opinfo, runs_op_follows_the_tests_op_list)
 		cr_expect_str_eq(sc->op, binary);
 		cr_expect_str_eq(sc->test_id, c.id);
 	}
+	selector_report_finish(&rep);
+
+	/* test_op_db only looks at its entries (assertIsNotNone(op.name)): no case, and why */
+	selector_report_init(&rep);
+	c.id = "test/test_op_variants.py::TestOpVariants::test_op_db";
+	cr_assert_eq(selector_stage3_run(&rep, set, res, &c, 1, &o), 0, "%s", err_last());
+	t = &rep.tests[0];
+	cr_expect_eq(t->kernel_cases, 0);
+	cr_expect(t->case_why && strstr(t->case_why, "runs no op"), "%s",
+		  t->case_why ? t->case_why : "(no reason)");
 	selector_report_finish(&rep);
 	testspecs_resolver_destroy(res);
 	testspecs_set_destroy(set);

@@ -12,17 +12,7 @@
 #include "common/limits.h"
 #include "gitrepo.h"
 #include "selector/catalog.h"
-
-#define FIX SELECTOR_TEST_FIXTURES "/python/"
-
-static char *read_fixture(const char *name)
-{
-	char path[512], *data = NULL;
-	size_t len = 0;
-	snprintf(path, sizeof path, FIX "%s", name);
-	cr_assert_eq(fs_read_file(&data, &len, path, PYTHON_FILE_MAX), 0, "%s", err_last());
-	return data;
-}
+#include "truth_comment.h"
 
 static struct catalog *catalog_of(struct test_repo *t, struct catalog_cache **cache)
 {
@@ -43,31 +33,6 @@ static struct catalog *catalog_of(struct test_repo *t, struct catalog_cache **ca
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The ground truth: the comment line right above a test's first decorator or def. */
-static void truth_of(const char *text, const char *test, char *out, size_t size)
-{
-	char key[128];
-	snprintf(key, sizeof key, "def %s(", test);
-	const char *def = strstr(text, key);
-	cr_assert_not_null(def, "%s", test);
-	const char *p = def;
-	while (p > text) { /* back over the decorator lines to the comment */
-		const char *line = p - 1;
-		while (line > text && line[-1] != '\n')
-			line--;
-		const char *s = line;
-		while (*s == ' ')
-			s++;
-		p = line;
-		if (*s == '#') {
-			const char *e = strchr(s, '\n');
-			snprintf(out, size, "%.*s", (int)(e - s - 2), s + 2);
-			return;
-		}
-	}
-	cr_assert_fail("no ground truth for %s", test);
 }
 
 Test(catalog_variants, equal_the_ground_truth_test_by_test)

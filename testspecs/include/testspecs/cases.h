@@ -107,7 +107,18 @@ struct spec_opinfo {
 				  * NULL: none known */
 	const char *sample_func; /* the function's name; NULL when not a plain name */
 	const char *where;       /* "path:line" of the entry, for explanations; may be NULL */
+	/* What PyTorch's test itself does with this op, from the entry's DecorateInfos for the
+	 * test and the test's own decorators (bits 1u << enum spec_dtype): the dtypes it skips
+	 * (skip_why: the decorator), the dtypes it expects to fail, and the tolerance it gives a
+	 * dtype (toleranceOverride, precisionOverride; 0: none given). */
+	uint32_t skip, xfail;
+	const char *skip_why;
+	double atol[SPEC_DTYPE_COUNT], rtol[SPEC_DTYPE_COUNT];
 };
+
+/* torch.testing.assert_close's default tolerance for a dtype (0 for integers and bool): what
+ * a test that gives none compares at. */
+void testspecs_pytorch_tolerance(enum spec_dtype d, double *atol, double *rtol);
 
 struct spec_case {
 	char id[17]; /* 16 hex digits */
@@ -166,6 +177,17 @@ struct spec_case_test {
 	 * is not known (-1: the family decides), asked with opinfo_ctx. NULL: the family. */
 	int (*runs_op)(void *ctx, const char *op);
 	void *opinfo_ctx;
+	/* An @ops test that maps to no kernel case whatever its list: why (its body runs no op of
+	 * the list, only expects errors from it, or runs it at unsupported dtypes); NULL: none. */
+	const char *no_case_why;
+	/* The entries of the test's @ops list as the upstream evaluates it ("name",
+	 * "name.variant"), NULL when not known: the ops rule 3 expands when the specs bound no
+	 * ops, since PyTorch then runs every op of the list on the device. */
+	const char *const *list_ops;
+	size_t n_list_ops;
+	/* The test's own toleranceOverride / precisionOverride per dtype (0: none), for the cases
+	 * of rules without an op database entry. */
+	double atol[SPEC_DTYPE_COUNT], rtol[SPEC_DTYPE_COUNT];
 };
 
 struct spec_decision;
