@@ -157,7 +157,7 @@ static double number_of(struct span x, bool *ok)
 	snprintf(buf, sizeof buf, "%.*s", (int)(x.n < 63 ? x.n : 63), x.s);
 	char *end;
 	double v = strtod(buf, &end);
-	*ok = end != buf && *end == '\0' && v >= 0;
+	*ok = end != buf && *end == '\0' && v >= 0 && v <= 1e6; /* a tolerance, not inf */
 	return v;
 }
 
