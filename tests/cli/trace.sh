@@ -28,7 +28,13 @@ cat "$out"
 expect_rc 0 "import torch" python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import torch
 sys.exit(0 if callable(torch.randn) and torch.nn.functional else 1)' "$up"
 
-# every test runs, and executes exactly what the static truth says
+# every test runs, and executes exactly what the static truth says: the tests of the call-graph
+# shapes too (a chain of 31 to 46 functions, a diamond, a cycle that must end), which are there
+check "tests of every call-graph shape" python3 -c 'import json, sys
+seen = set()
+for line in open(sys.argv[1]):
+    seen.update(json.loads(line)["shapes"])
+sys.exit(0 if {"deep_chain", "diamond", "cycle"} <= seen else 1)' "$up/.ground_truth/tests.jsonl"
 expect_rc 0 "check: executed == static, per test" python3 "$script" check --repo "$up"
 cat "$out" "$err" | head -20
 
