@@ -1,6 +1,7 @@
 /* `spyre-ci select`: from an upstream change to the upstream tests worth running on Spyre, in
  * four stages (changes, impact, spec eligibility, rank and budget), with the funnel and a reason
- * for every test; --json for machines, --explain TEST for every stage's decision on one test. */
+ * for every test; --json for machines, --explain TEST for every stage's decision on one test,
+ * --cases for the kernel cases `run` would run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "common/err.h"
 #include "common/num.h"
 #include "funnel/funnel.h"
+#include "specs_cmd.h"
 
 #define SELECT_SPECS_ARGS_MAX 64
 #define PROGRESS_MIN          2000 /* items before a progress bar is worth drawing */
@@ -21,7 +23,7 @@ struct select_args {
 	size_t n_specs;
 	struct select_budget budget;
 	size_t shards;
-	int json;
+	int json, cases;
 };
 
 static const struct cli_command *self(void)
@@ -70,8 +72,8 @@ static int parse_value(struct select_args *a, const char *opt, const char *v)
 static int parse_args(struct select_args *a, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			a->json = 1;
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--cases")) {
+			*(argv[i][2] == 'j' ? &a->json : &a->cases) = 1;
 			continue;
 		}
 		if (strncmp(argv[i], "--", 2) != 0)
@@ -89,6 +91,9 @@ static int parse_args(struct select_args *a, int argc, char **argv)
 		return cli_usage_error(self(), "--diff excludes --base and --head");
 	if (!a->diff && (!a->base || !a->head))
 		return cli_usage_error(self(), "give --base REV --head REV, or --diff FILE|-");
+	if (a->cases && (a->json || a->explain))
+		return cli_usage_error(self(), "--cases prints instead of the report: it excludes "
+					       "--json and --explain");
 	return CLI_OK;
 }
 
@@ -158,8 +163,25 @@ static int stages(struct run *r, const struct select_args *a, bool tty)
 	return funnel_select(&r->sel, &ch, r->specs, r->cache, &o);
 }
 
+/* --cases: the scheduled tests' kernel cases in rank order, one JSON object a line. */
+static int print_cases(const struct funnel_selection *sel)
+{
+	for (size_t i = 0; i < sel->n_cases; i++) {
+		json_t *o = specs_case_json(sel->cases[i]);
+		char *s = o ? jx_dumps(o) : NULL;
+		json_decref(o);
+		if (!s)
+			return CLI_FAILED;
+		puts(s);
+		free(s);
+	}
+	return CLI_OK;
+}
+
 static int output(const struct run *r, const struct select_args *a)
 {
+	if (a->cases)
+		return print_cases(&r->sel);
 	if (a->explain) {
 		int rc = selector_report_explain(&r->sel.rep, a->explain, stdout);
 		return rc == 0 ? CLI_OK : CLI_FAILED;
@@ -208,7 +230,7 @@ const char cmd_select_help[] =
     "Usage: spyre-ci select --repo DIR (--base REV --head REV | --diff FILE|-)\n"
     "                       [--specs FILE|DIR ...] [--tier LABEL] [--budget N|Ns|N%]\n"
     "                       [--history FILE] [--shards N] [--cache DIR] [--json]\n"
-    "                       [--explain TEST]\n"
+    "                       [--explain TEST | --cases]\n"
     "\n"
     "Four stages, each counted in and out:\n"
     "  1 changes      base..head of the repository through libgit2, or a unified diff\n"
@@ -243,6 +265,10 @@ const char cmd_select_help[] =
     "                   kernel_cases[, case_sources]}], drift, fallback,\n"
     "                   estimate_seconds, changed_files[, shards]}\n"
     "  --explain TEST   every stage's decision for one test id (path::Class::method)\n"
+    "  --cases          instead of the report, the kernel cases of the scheduled tests in\n"
+    "                   rank order (the cases `run` runs), one JSON object a line with the\n"
+    "                   keys of a case of `spyre-ci specs list --json` (id, test, op, shapes,\n"
+    "                   dtype, atol, rtol, mode, seed, rule, at)\n"
     "\n"
     "Text output: the funnel on one line, then the scheduled tests with their reasons:\n"
     "  52,114 tests -> 6,020 impacted -> 3,977 eligible -> 3,977 scheduled (est. 212 s)\n"
@@ -258,4 +284,5 @@ const char cmd_select_help[] =
     "  spyre-ci select --repo /tmp/up --base HEAD~10 --head HEAD --budget 5% --shards 4 --json\n"
     "  git -C /tmp/up diff HEAD~1 | spyre-ci select --repo /tmp/up --diff -\n"
     "  spyre-ci select --repo /tmp/up --base HEAD~1 --head HEAD \\\n"
-    "      --explain test/test_nn_0.py::TestNn0::test_fold_0\n";
+    "      --explain test/test_nn_0.py::TestNn0::test_fold_0\n"
+    "  spyre-ci select --repo /tmp/up --base HEAD~1 --head HEAD --cases\n";

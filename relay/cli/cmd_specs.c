@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/err.h"
+#include "funnel/funnel.h"
 #include "selector/catalog.h"
 #include "selector/select.h"
 #include "specs_cmd.h"
@@ -85,8 +86,14 @@ static int option_value(struct specs_args *a, const char *opt, const char *val)
 		a->roots.torch_device_root = val;
 		rc = 0;
 	} else if (strcmp(opt, "--upstream") == 0) {
-		rc = fits(a, opt, FITS(SPECS_LINT) | FITS(SPECS_EXPLAIN));
+		rc = fits(a, opt, FITS(SPECS_LINT) | FITS(SPECS_LIST) | FITS(SPECS_EXPLAIN));
 		a->upstream = val;
+	} else if (strcmp(opt, "--rev") == 0) {
+		rc = fits(a, opt, FITS(SPECS_LIST) | FITS(SPECS_EXPLAIN));
+		a->rev = val;
+	} else if (strcmp(opt, "--cache") == 0) {
+		rc = fits(a, opt, FITS(SPECS_LIST) | FITS(SPECS_EXPLAIN));
+		a->cache = val;
 	} else {
 		return 0;
 	}
@@ -104,9 +111,9 @@ static int parse_option(struct specs_args *a, int argc, char **argv, int *i)
 		a->strict = true;
 		return fits(a, opt, FITS(SPECS_LINT));
 	}
-	static const char *const valued[] = { "--label",   "--test",       "--op",
-					      "--dtype",   "--torch-root", "--device-root",
-					      "--upstream" };
+	static const char *const valued[] = { "--label",    "--test",       "--op",
+					      "--dtype",    "--torch-root", "--device-root",
+					      "--upstream", "--rev",        "--cache" };
 	bool known = false;
 	for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
 		known = known || strcmp(opt, valued[k]) == 0;
@@ -150,6 +157,9 @@ static int specs_args_parse(struct specs_args *a, int argc, char **argv)
 		for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
 			p[n - 1] = '\0';
 	}
+	if ((a->rev || a->cache) && !a->upstream)
+		return err_set(ERR_INVAL, "%s goes with --upstream DIR, which is missing",
+			       a->rev ? "--rev" : "--cache");
 	if (a->action == SPECS_EXPLAIN && a->n_tests != 1)
 		return err_set(ERR_INVAL, "explain takes exactly one --test ID (got %zu)",
 			       a->n_tests);
@@ -426,11 +436,34 @@ static void print_mask(spec_dtype_mask m, bool unbounded)
 		printf("none");
 }
 
-static void explain_text(const struct spec_decision *d, const char *id,
-			 const struct spec_case_list *l, const struct spec_expand_result *res,
-			 const struct catalog *cat)
+/* --upstream: which revision, and whether the test is one of its tests. */
+static void upstream_text(const struct specs_args *a, const struct funnel_expansion *x)
 {
-	printf("test      %s\n", id);
+	printf("upstream  %s at %s (commit %.12s)%s\n", a->upstream, a->rev ? a->rev : "HEAD",
+	       x->catalog->commit_id,
+	       x->n_absent ? ": no such test there; the cases come from the specs and its op "
+			     "database alone"
+			   : "");
+}
+
+static json_t *upstream_json(const struct specs_args *a, const struct funnel_expansion *x)
+{
+	json_t *o = json_object();
+	jx_set_str(o, "dir", a->upstream);
+	jx_set_str(o, "rev", a->rev ? a->rev : "HEAD");
+	jx_set_str(o, "commit", x->catalog->commit_id);
+	jx_set_bool(o, "has_test", x->n_absent == 0);
+	return o;
+}
+
+static void explain_text(const struct specs_args *a, const struct spec_decision *d,
+			 const struct spec_case_list *l, const struct spec_expand_result *res,
+			 const struct funnel_expansion *x)
+{
+	const struct catalog *cat = x ? x->catalog : NULL;
+	printf("test      %s\n", a->tests[0]);
+	if (x)
+		upstream_text(a, x);
 	printf("eligible  %s\nmode      %s\n", d->eligible ? "yes" : "no",
 	       testspecs_mode_name(d->mode));
 	printf("reason    %s\n", d->reason[0] ? d->reason : "-");
@@ -462,15 +495,18 @@ static void explain_text(const struct spec_decision *d, const char *id,
 	}
 }
 
+/* `x`: the funnel's expansion with --upstream, else NULL. */
 static int explain_print(const struct specs_args *a, const struct spec_decision *d,
 			 const struct spec_case_list *l, const struct spec_expand_result *res,
-			 const struct catalog *cat)
+			 const struct funnel_expansion *x)
 {
 	if (!a->json) {
-		explain_text(d, a->tests[0], l, res, cat);
+		explain_text(a, d, l, res, x);
 		return CLI_OK;
 	}
 	json_t *o = decision_json(d, a->tests[0]);
+	if (x)
+		jx_set_new(o, "upstream", upstream_json(a, x));
 	json_t *cases = json_array();
 	for (size_t i = 0; i < l->n; i++)
 		jx_append_new(cases, specs_case_json(&l->v[i]));
@@ -493,6 +529,7 @@ static int explain_print(const struct specs_args *a, const struct spec_decision 
 	return CLI_OK;
 }
 
+/* Without --upstream: the specs alone (every @ops guess theirs, default samples). */
 static int cmd_explain(const struct specs_args *a, const struct spec_set *set)
 {
 	struct spec_resolver *r;
@@ -508,22 +545,77 @@ static int cmd_explain(const struct specs_args *a, const struct spec_set *set)
 	struct spec_case_list l;
 	testspecs_cases_init(&l);
 	struct spec_expand_result res = { 0 };
-	struct specs_upstream up = { 0 };
 	int rc = d ? testspecs_resolver_resolve(r, a->tests[0], &o, d)
 		   : err_set(ERR_NOMEM, "explain: out of memory");
-	if (!rc && a->upstream && (rc = specs_upstream_open(&up, a->upstream)) == ERR_NOTFOUND)
-		rc = ERR_INVAL; /* not a repository: bad usage */
 	if (!rc)
-		rc = specs_expand_id(&l, r, set, a->tests[0], a->label, up.cat, &res);
+		rc = specs_expand_id(&l, r, set, a->tests[0], a->label, NULL, &res);
 	if (rc)
 		fprintf(stderr, "spyre-ci specs explain: %s\n", err_last());
 	int out = rc == ERR_INVAL ? CLI_USAGE
 		  : rc            ? CLI_FAILED
-				  : explain_print(a, d, &l, &res, up.cat);
-	specs_upstream_close(&up);
+				  : explain_print(a, d, &l, &res, NULL);
 	testspecs_cases_finish(&l);
 	free(d);
 	testspecs_resolver_destroy(r);
+	return out;
+}
+
+/* Stage 3's outcome for a test as an expansion's result, for the printers. */
+static void result_of(const struct select_test *t, struct spec_expand_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->eligible = t->fate >= SELECT_ELIGIBLE;
+	res->mode = t->mode;
+	res->n_cases = t->kernel_cases;
+	res->n_unsupported = t->kernel_unsupported;
+	memcpy(res->n_by_source, t->kernel_by_source, sizeof res->n_by_source);
+	for (int k = SPEC_RULE_NONE; k <= SPEC_RULE_BODY_OPS; k++)
+		if (t->case_rule && strcmp(t->case_rule, testspecs_rule_name(k)) == 0)
+			res->rule = (enum spec_case_rule)k;
+	res->why = t->case_why ? t->case_why : res->eligible ? NULL : t->spec_why;
+}
+
+/* With --upstream: the test of a->rev taken through the funnel's stage 3 (the cases `select`
+ * gives it), its decision resolved as stage 3 resolves it (the revision's tests for the variant
+ * rule). An id the revision has no test of is expanded from the specs and the revision's op
+ * database, and the output says so. */
+static int explain_upstream(const struct specs_args *a)
+{
+	struct funnel_specs *specs = NULL;
+	struct funnel_expansion x = { 0 };
+	selector_report_init(&x.rep);
+	struct spec_decision *d = malloc(sizeof(*d));
+	struct spec_case_list own;
+	testspecs_cases_init(&own);
+	struct spec_expand_result res = { 0 };
+	int rc = d ? specs_load_upstream(&specs, a) : err_set(ERR_NOMEM, "explain: out of memory");
+	if (!rc)
+		rc = specs_expand_upstream(&x, a, specs, a->tests, 1);
+	struct spec_resolve_opts o = { .tier = a->label,
+				       .dtypes = a->dtypes,
+				       .ops = a->n_ops ? a->ops : NULL,
+				       .n_ops = a->n_ops,
+				       .is_test = funnel_expansion_is_test,
+				       .is_test_ctx = &x };
+	if (!rc)
+		rc = testspecs_resolver_resolve(specs->resolver, a->tests[0], &o, d);
+	const struct spec_case_list *l = &x.rep.cases;
+	if (!rc && x.n_absent) {
+		l = &own;
+		rc = specs_expand_id(&own, specs->resolver, specs->set, a->tests[0], a->label,
+				     x.catalog, &res);
+	} else if (!rc) {
+		result_of(&x.rep.tests[0], &res);
+	}
+	if (rc)
+		fprintf(stderr, "spyre-ci specs explain: %s\n", err_last());
+	int out = rc == ERR_INVAL || rc == ERR_NOTFOUND ? CLI_USAGE
+		  : rc                                  ? CLI_FAILED
+							: explain_print(a, d, l, &res, &x);
+	testspecs_cases_finish(&own);
+	funnel_expansion_finish(&x);
+	funnel_specs_destroy(specs);
+	free(d);
 	return out;
 }
 
@@ -538,6 +630,8 @@ int cmd_specs_main(int argc, char **argv)
 		return cmd_lint(&a);
 	if (a.action == SPECS_LIST)
 		return specs_list_run(&a);
+	if (a.upstream)
+		return explain_upstream(&a);
 	struct spec_diag_list diags;
 	testspecs_diags_init(&diags);
 	struct spec_set *set = NULL;
@@ -580,6 +674,7 @@ const char cmd_specs_help[] =
     "      decided by more than one config, tests of a listed file no config names; then\n"
     "      one summary line.\n"
     "  list FILE|DIR... [--label L] [--test ID ...] [--json]\n"
+    "       [--upstream DIR [--rev REV] [--cache CDIR]]\n"
     "      the kernel cases the specs give. Every plain name of an entry is the test\n"
     "      PATH::NAME (PATH relative to TORCH_ROOT), resolved and expanded into cases\n"
     "      (op, input shapes, dtype, atol, rtol, mode, seed); a regular-expression name (or an\n"
@@ -588,12 +683,23 @@ const char cmd_specs_help[] =
     "      sample_inputs_func give. Unsupported cases are listed with the reason, tests that\n"
     "      give no case as not mappable, tests the specs refuse as not eligible.\n"
     "      --label L: only entries of tier L. --test ID: those ids instead of the entries.\n"
+    "      --upstream DIR: the tests are DIR's (a git work tree of PyTorch, or a generated\n"
+    "      one; ${TORCH_ROOT} is DIR), each with exactly the cases `select` and `run` give\n"
+    "      it: an @ops test's list is evaluated to its ops, and their shapes and dtypes come\n"
+    "      from DIR's op database. Listed are the tests an entry names (by name, pattern or\n"
+    "      variant) and the tests that get cases by their file's unlisted_test_mode; then\n"
+    "      the spec names no test of DIR matches (not in the upstream). Without it, @ops\n"
+    "      tests are guessed from the specs and get the ops' default samples.\n"
+    "      --rev REV: DIR's revision (branch, tag, id; default HEAD). --cache CDIR: keep\n"
+    "      the files read from DIR in CDIR, keyed by blob id, as `select --cache` does (the\n"
+    "      next run reads only what changed).\n"
     "      JSON: {\"cases\": [{id, test, op, shapes, dtype, atol, rtol, mode, seed, rule, at}],\n"
     "      \"unsupported\": [... + why], \"not_mappable\": [{test, mode, reason}],\n"
     "      \"not_eligible\": [...], \"patterns\": [{pattern, at, mode, eligible, rule, cases}],\n"
-    "      \"summary\": {tests, cases, unsupported}}.\n"
+    "      \"summary\": {tests, cases, unsupported}}; with --upstream also \"upstream\": {dir,\n"
+    "      rev, commit, tests} and \"not_in_upstream\": [{name, at}].\n"
     "  explain --test ID FILE|DIR... [--label L] [--dtype D ...] [--op OP ...]\n"
-    "          [--upstream DIR] [--json]\n"
+    "          [--upstream DIR [--rev REV] [--cache CDIR]] [--json]\n"
     "      the decision for one upstream test id (path::Class::method, Class::method, or a\n"
     "      device-generic name such as TestFooPRIVATEUSE1::test_bar_add_spyre_float16):\n"
     "      eligible, mode, effective dtypes, ops with their dtypes, modes and precision, and\n"
@@ -601,9 +707,11 @@ const char cmd_specs_help[] =
     "      op) that made it, then the test's kernel cases.\n"
     "      --dtype D: the test's own dtypes (its @ops allowed dtypes), repeatable.\n"
     "      --op OP: the test's ops (its @ops list), repeatable.\n"
-    "      --upstream DIR: DIR's HEAD says whether the test is @ops, and each op's cases come\n"
-    "      from its OpInfo entry there (its sample_inputs_func shapes, its dtypes), else\n"
-    "      the op's default samples; each case and the summary say which.\n"
+    "      --upstream DIR [--rev REV]: the test of DIR's revision REV (default HEAD) gets the\n"
+    "      cases `select` gives it: DIR says whether the test is @ops and which ops its list\n"
+    "      runs, and each op's cases come from its OpInfo entry there (its sample_inputs_func\n"
+    "      shapes, its dtypes), else the op's default samples; each case and the summary say\n"
+    "      which. An id DIR has no test of is said so, its cases from the specs alone.\n"
     "      JSON keys: test, eligible, mode, listed, dtypes, dtypes_unbounded, ops [{name,\n"
     "      dtypes, modes, precision}], ops_unbounded, tags, labels, entries [{file, line, col,\n"
     "      role, what}], reason, cases, rule, case_sources.\n"
@@ -624,6 +732,12 @@ const char cmd_specs_help[] =
     "  spyre-ci specs lint --strict testspecs/specs/\n"
     "  spyre-ci specs list testspecs/specs/ --label smoke\n"
     "  spyre-ci specs list testspecs/specs/linalg.yaml --json\n"
+    "  spyre-ci fixture upstream --out /tmp/up --seed 1\n"
+    "  spyre-ci specs list --upstream /tmp/up /tmp/up/spyre/specs\n"
+    "  spyre-ci specs list --upstream /tmp/up --rev HEAD~1 --json /tmp/up/spyre/specs \\\n"
+    "      --test test/inductor/test_nn_40.py::TestNn40::test_pad_2\n"
+    "  spyre-ci specs explain --upstream /tmp/up /tmp/up/spyre/specs \\\n"
+    "      --test test/inductor/test_nn_40.py::TestNn40::test_pad_2\n"
     "  spyre-ci specs explain --test test/test_binary_ufuncs.py::TestBinaryUfuncs::test_add \\\n"
     "      testspecs/specs/\n"
     "  spyre-ci specs explain --test \\\n"

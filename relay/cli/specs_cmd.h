@@ -30,8 +30,10 @@ struct specs_args {
 	spec_dtype_mask dtypes;
 	struct spec_roots roots;
 	bool has_roots; /* one of the roots is set: the loader resolves paths */
-	/* lint and explain --upstream DIR: an upstream checkout (a git work tree) */
-	const char *upstream;
+	/* --upstream DIR: an upstream checkout (a git work tree); list and explain read its
+	 * revision --rev (NULL: HEAD) through the funnel, lint its HEAD */
+	const char *upstream, *rev;
+	const char *cache; /* list and explain --cache DIR: the scanned files of --upstream */
 };
 
 /* Loads every path of `a` into a new set. Problems go to `diags`; returns 0, ERR_INVAL when a
@@ -59,7 +61,7 @@ int specs_expand_id(struct spec_case_list *list, const struct spec_resolver *r,
 		    const struct spec_set *set, const char *test_id, const char *tier,
 		    const struct catalog *cat, struct spec_expand_result *res);
 
-/* An upstream checkout's catalog (its HEAD) for explain --upstream (specs_upstream.c). */
+/* An upstream checkout's catalog (its HEAD) for lint --upstream (specs_upstream.c). */
 struct specs_upstream {
 	struct catalog *cat;
 	struct catalog_cache *cache;
@@ -70,6 +72,17 @@ void specs_upstream_close(struct specs_upstream *u);
  * and the cases by source. */
 void specs_explain_sources(FILE *out, const struct spec_case_list *l,
 			   const struct spec_expand_result *res, const struct catalog *cat);
+
+/* list and explain --upstream (specs_upstream.c), through the funnel as `select` goes:
+ * the specs loaded as select loads them (${TORCH_ROOT} is the upstream DIR), their problems
+ * printed to stderr; 0 or a negative code (ERR_INVAL: a file has errors). */
+struct funnel_specs;
+struct funnel_expansion;
+int specs_load_upstream(struct funnel_specs **out, const struct specs_args *a);
+/* The tests `ids` (NULL: every test) of a->upstream at a->rev, resolved and expanded by the
+ * funnel's stage 3 (funnel_tests_expand) under a->label; finish `x` either way. */
+int specs_expand_upstream(struct funnel_expansion *x, const struct specs_args *a,
+			  struct funnel_specs *specs, const char *const *ids, size_t n_ids);
 
 int specs_list_run(const struct specs_args *a);
 

@@ -3,7 +3,13 @@
  * and expanded (testspecs/cases.h); a name that is a regular expression, or an entry of a glob
  * path, names no concrete test without an upstream checkout: it is listed as a pattern, with
  * its mode and the cases its `kernels:`/`sample_inputs_func` give. With --test, exactly those
- * ids. */
+ * ids.
+ *
+ * With --upstream DIR the tests are those of DIR's revision (the selector's catalog), taken
+ * through the funnel's stage 3 exactly as `select` takes them (funnel_tests_expand): an @ops
+ * test's list is evaluated to its ops and their cases come from DIR's op database. Shown are
+ * the tests an entry lists (by name, pattern or variant) and those that get cases anyway (their
+ * file's unlisted_test_mode); spec names that no test of DIR matches are listed apart. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +17,8 @@
 #include "cli.h"
 #include "common/err.h"
 #include "executors/adapters.h"
+#include "funnel/funnel.h"
+#include "selector/catalog.h"
 #include "specs_cmd.h"
 #include "spyre-emu/graph.h"
 #include "testspecs/regex.h"
@@ -26,6 +34,10 @@ struct list_state {
 	char **seen; /* test ids already expanded (a test may be named twice) */
 	size_t n_seen, cap_seen;
 	size_t n_tests;
+	/* --upstream: the funnel's expansion (its report's cases moved to `cases`), and the
+	 * names and ids that are no test of the revision */
+	const struct funnel_expansion *x;
+	json_t *absent;
 };
 
 static bool name_is_plain(const char *name)
@@ -172,6 +184,20 @@ static void print_refusals(const char *title, json_t *arr)
 	}
 }
 
+/* --upstream: the spec names (or --test ids) that no test of the revision matches. */
+static void print_absent(const struct list_state *st)
+{
+	if (!json_array_size(st->absent))
+		return;
+	printf("\nnot in the upstream (%zu):\n", json_array_size(st->absent));
+	size_t i;
+	json_t *v;
+	json_array_foreach(st->absent, i, v)
+	{
+		printf("  %s  (%s)\n", jx_get_str(v, "name"), jx_get_str(v, "at"));
+	}
+}
+
 /* How the cases would run under `spyre-ci run`: natively, through the adapter table beside the
  * specs (executors/adapters.h), or not at all. */
 static int kind_counts(const struct list_state *st, struct exec_kind_counts *k)
@@ -221,11 +247,16 @@ static int print_text(struct list_state *st)
 	}
 	print_refusals("not mappable", st->not_mappable);
 	print_refusals("not eligible", st->skipped);
+	print_absent(st);
 	printf("\n%zu tests, %zu cases (%zu unsupported), %zu not mappable, %zu not eligible, "
 	       "%zu patterns\n",
 	       st->n_tests, l->n, l->n_unsupported, json_array_size(st->not_mappable),
 	       json_array_size(st->skipped), json_array_size(st->patterns));
 	printf("%zu native, %zu adapted, %zu unsupported\n", k.native, k.adapted, k.unsupported);
+	if (st->x)
+		printf("upstream %s at %s (commit %.12s): %zu tests, %zu not in it\n",
+		       st->a->upstream, st->a->rev ? st->a->rev : "HEAD", st->x->catalog->commit_id,
+		       st->x->catalog->n_tests, json_array_size(st->absent));
 	return CLI_OK;
 }
 
@@ -250,6 +281,16 @@ static int print_json(struct list_state *st)
 	jx_set_int(sum, "native", (int64_t)k.native);
 	jx_set_int(sum, "adapted", (int64_t)k.adapted);
 	jx_set_int(sum, "unsupported_after_adapters", (int64_t)k.unsupported);
+	if (st->x) {
+		json_t *up = json_object();
+		jx_set_str(up, "dir", st->a->upstream);
+		jx_set_str(up, "rev", st->a->rev ? st->a->rev : "HEAD");
+		jx_set_str(up, "commit", st->x->catalog->commit_id);
+		jx_set_int(up, "tests", (int64_t)st->x->catalog->n_tests);
+		jx_set_new(o, "upstream", up);
+		jx_set_new(o, "not_in_upstream", json_incref(st->absent));
+		jx_set_int(sum, "not_in_upstream", (int64_t)json_array_size(st->absent));
+	}
 	jx_set_new(o, "summary", sum);
 	char *s = jx_dumps(o);
 	json_decref(o);
@@ -274,15 +315,15 @@ static int list_run(struct list_state *st)
 	return st->a->json ? print_json(st) : print_text(st);
 }
 
-int specs_list_run(const struct specs_args *a)
+/* Without --upstream: the entries' names as tests, expanded without an upstream. */
+static int list_plain(struct list_state *st)
 {
 	struct spec_diag_list diags;
 	testspecs_diags_init(&diags);
-	struct list_state st = { .a = a };
 	struct spec_set *set = NULL;
 	struct spec_resolver *r = NULL;
 	int out = CLI_USAGE;
-	int rc = specs_load(&set, a, false, &diags);
+	int rc = specs_load(&set, st->a, false, &diags);
 	if (rc) {
 		specs_print_diags(stderr, &diags, false);
 		fprintf(stderr, "spyre-ci specs list: %s\n",
@@ -294,23 +335,127 @@ int specs_list_run(const struct specs_args *a)
 		fprintf(stderr, "spyre-ci specs list: %s\n", err_last());
 		goto done;
 	}
-	st.set = set;
-	st.r = r;
-	testspecs_cases_init(&st.cases);
-	st.not_mappable = json_array();
-	st.patterns = json_array();
-	st.skipped = json_array();
-	out = st.not_mappable && st.patterns && st.skipped ? list_run(&st) : CLI_FAILED;
-	testspecs_cases_finish(&st.cases);
-	json_decref(st.not_mappable);
-	json_decref(st.patterns);
-	json_decref(st.skipped);
-	for (size_t i = 0; i < st.n_seen; i++)
-		free(st.seen[i]);
-	free(st.seen);
+	st->set = set;
+	st->r = r;
+	out = list_run(st);
+	testspecs_cases_finish(&st->cases); /* they point into the set */
 done:
 	testspecs_resolver_destroy(r);
 	testspecs_set_destroy(set);
 	testspecs_diags_finish(&diags);
+	return out;
+}
+
+/* ---- --upstream ---- */
+
+/* A test of the revision that gets a line without --test: one an entry lists, or one that gets
+ * cases (its file's unlisted_test_mode lets it run). */
+static bool shown(const struct select_test *t)
+{
+	return t->listed || t->fate >= SELECT_ELIGIBLE;
+}
+
+static json_t *test_refusal(const struct select_test *t, const char *why)
+{
+	json_t *o = json_object();
+	jx_set_str(o, "test", t->id);
+	jx_set_str(o, "mode", testspecs_mode_name(t->mode));
+	jx_set_str(o, "reason", why ? why : "");
+	return o;
+}
+
+static json_t *absent_json(const char *name, const char *at)
+{
+	json_t *o = json_object();
+	jx_set_str(o, "name", name);
+	jx_set_str(o, "at", at);
+	return o;
+}
+
+/* The expansion's tests into the list; its cases move to st->cases. */
+static void take_expansion(struct list_state *st, struct funnel_expansion *x)
+{
+	const char *none = testspecs_rule_name(SPEC_RULE_NONE);
+	bool asked = st->a->n_tests > 0;
+	for (size_t i = 0; i < x->rep.n_tests; i++) {
+		const struct select_test *t = &x->rep.tests[i];
+		if (!asked && !shown(t))
+			continue;
+		st->n_tests++;
+		if (t->fate < SELECT_ELIGIBLE)
+			jx_append_new(st->skipped, test_refusal(t, t->spec_why));
+		else if (strcmp(t->case_rule, none) == 0)
+			jx_append_new(st->not_mappable, test_refusal(t, t->case_why));
+	}
+	for (size_t i = 0; i < x->n_absent; i++)
+		jx_append_new(st->absent, absent_json(x->absent[i], "--test"));
+	for (size_t i = 0; !asked && i < x->rep.n_drift; i++)
+		if (x->rep.drift[i].kind == SELECT_DRIFT_STALE)
+			jx_append_new(st->absent,
+				      absent_json(x->rep.drift[i].test, x->rep.drift[i].where));
+	st->cases = x->rep.cases; /* moved: st->cases owns them from here on */
+	testspecs_cases_init(&x->rep.cases);
+	st->x = x;
+}
+
+/* The --test ids, each once (a test named twice is listed once), into `ids`. */
+static int unique_tests(struct list_state *st, const char **ids, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < st->a->n_tests; i++) {
+		int rc = seen_before(st, st->a->tests[i]);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			ids[(*n)++] = st->a->tests[i];
+	}
+	return 0;
+}
+
+static int list_upstream(struct list_state *st)
+{
+	const struct specs_args *a = st->a;
+	struct funnel_specs *specs = NULL;
+	struct funnel_expansion x = { 0 };
+	const char *ids[SPECS_ARGS_MAX];
+	size_t n = 0;
+	selector_report_init(&x.rep);
+	int rc = specs_load_upstream(&specs, a);
+	if (rc == 0)
+		rc = unique_tests(st, ids, &n);
+	if (rc == 0)
+		rc = specs_expand_upstream(&x, a, specs, a->n_tests ? ids : NULL, n);
+	int out;
+	if (rc) {
+		fprintf(stderr, "spyre-ci specs list: %s\n", err_last());
+		out = rc == ERR_INVAL || rc == ERR_NOTFOUND ? CLI_USAGE : CLI_FAILED;
+	} else {
+		take_expansion(st, &x);
+		out = a->json ? print_json(st) : print_text(st);
+	}
+	testspecs_cases_finish(&st->cases); /* they point into the specs */
+	funnel_expansion_finish(&x);
+	funnel_specs_destroy(specs);
+	return out;
+}
+
+int specs_list_run(const struct specs_args *a)
+{
+	struct list_state st = { .a = a };
+	testspecs_cases_init(&st.cases);
+	st.not_mappable = json_array();
+	st.patterns = json_array();
+	st.skipped = json_array();
+	st.absent = json_array();
+	int out = CLI_FAILED;
+	if (st.not_mappable && st.patterns && st.skipped && st.absent)
+		out = a->upstream ? list_upstream(&st) : list_plain(&st);
+	json_decref(st.not_mappable);
+	json_decref(st.patterns);
+	json_decref(st.skipped);
+	json_decref(st.absent);
+	for (size_t i = 0; i < st.n_seen; i++)
+		free(st.seen[i]);
+	free(st.seen);
 	return out;
 }

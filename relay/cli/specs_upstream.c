@@ -1,7 +1,9 @@
-/* `spyre-ci specs lint --upstream DIR`: the front end of torch-spyre's config checker
+/* `spyre-ci specs ... --upstream DIR`. lint: the front end of torch-spyre's config checker
  * (testspecs/lint_upstream.h). It reads the collectable tests of DIR's HEAD through the
  * selector's catalog (generated tests included), loads every spec file as a config of its own
- * (a directory's *.yaml files one by one, in name order) and prints what the check finds. */
+ * (a directory's *.yaml files one by one, in name order) and prints what the check finds.
+ * list and explain: the specs and the tests of DIR's revision through the funnel, as `select`
+ * takes them (funnel_tests_expand), and explain's op database lines. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "common/err.h"
+#include "funnel/funnel.h"
 #include "selector/catalog.h"
 #include "selector/select.h"
 #include "specs_cmd.h"
@@ -141,7 +144,38 @@ int specs_lint_upstream(const struct specs_args *a, struct spec_diag_list *diags
 	return rc;
 }
 
-/* ---- explain --upstream ---- */
+/* ---- list and explain --upstream: through the funnel ---- */
+
+int specs_load_upstream(struct funnel_specs **out, const struct specs_args *a)
+{
+	struct spec_diag_list diags;
+	testspecs_diags_init(&diags);
+	struct funnel_specs_opts o = { .paths = a->paths,
+				       .n_paths = a->n_paths,
+				       .torch_root = a->upstream, /* as select's --repo */
+				       .device_root = a->roots.torch_device_root,
+				       .diags = &diags };
+	int rc = funnel_specs_load(out, &o);
+	if (rc)
+		specs_print_diags(stderr, &diags, false);
+	testspecs_diags_finish(&diags);
+	return rc;
+}
+
+int specs_expand_upstream(struct funnel_expansion *x, const struct specs_args *a,
+			  struct funnel_specs *specs, const char *const *ids, size_t n_ids)
+{
+	struct funnel_tests t = { .repo = a->upstream,
+				  .rev = a->rev,
+				  .ids = ids,
+				  .n_ids = n_ids,
+				  .tier = a->label,
+				  .cache_dir = a->cache };
+	int rc = funnel_tests_expand(x, &t, specs, NULL);
+	return rc ? err_prefix("--upstream %s: ", a->upstream) : 0;
+}
+
+/* ---- lint's catalog, explain's op database lines ---- */
 
 int specs_upstream_open(struct specs_upstream *u, const char *dir)
 {

@@ -4,7 +4,8 @@
 # in and out, each stage's in is the previous stage's out, every test has exactly id, score,
 # reasons and kernel_cases, the truly affected eligible tests of the ground truth are all
 # selected (recall), budgets and shards hold, --diff - gives what --base/--head gives, a test
-# named in a commit message (or a mail's) is selected for it, and the
+# named in a commit message (or a mail's) is selected for it, --cases lists the cases --json
+# counts, and the
 # exit codes are 0/1/2 with a message on every usage error.
 # Usage: select.sh PATH/TO/spyre-ci
 set -u
@@ -265,7 +266,20 @@ check "explain shows the chain" grep -qF \
 	"$tf::TestSpyreCiHelper::test_through_helper -> _spyre_ci_helper ($tf) -> $mod.$fn (changed)" \
 	"$out"
 
+# --cases: the scheduled tests' cases, one JSON line each, as many per test as --json counts.
+expect_rc 0 "fallback --cases" "$exe" select --repo "$up" --diff "$tmp/setup.diff" --cases
+check "--cases: one case a line, per test as --json counts" python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+n = {}
+for line in open(sys.argv[2]):
+    c = json.loads(line)
+    assert len(c["id"]) == 16 and c["test"] and c["op"], c
+    n[c["test"]] = n.get(c["test"], 0) + 1
+want = {t["id"]: t["kernel_cases"] for t in d["tests"] if t["kernel_cases"]}
+sys.exit(0 if n == want and n else 1)' "$tmp/all.json" "$out"
+
 # Usage and input errors: exit 2 with a message.
+usage_error "--cases and --json" "--cases prints instead" --repo "$up" --diff - --cases --json
 usage_error "no repo" "--repo DIR is required" --base HEAD~1 --head HEAD
 usage_error "no range" "give --base REV --head REV" --repo "$up"
 usage_error "diff and base" "excludes" --repo "$up" --diff - --base HEAD

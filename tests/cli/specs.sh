@@ -2,8 +2,9 @@
 # Checks `spyre-ci specs` as a spec author meets it: every real torch-spyre config and every
 # shipped spec lints clean (the shipped ones under --strict too); every broken file exits 2
 # with the located line its EXPECTED entry names; explain's JSON keys and decisions for a
-# listed, an unlisted and a device-generic test; list's JSON shape; usage errors exit 2 with a
-# message; and every example of the help page runs.
+# listed, an unlisted and a device-generic test; list's JSON shape; list --upstream's cases
+# against explain --upstream's; usage errors exit 2 with a message; and every example of the
+# help page runs.
 # Usage: specs.sh PATH/TO/spyre-ci SOURCE_ROOT
 set -u
 cli_name=specs-cli cli_sub=specs
@@ -161,8 +162,11 @@ check "the summary counts" grep -q "^upstream DIR: [0-9]* collectable tests; " "
 # its error, and the files after it are still checked (the golden holds their findings).
 check "a file that cannot load is named" grep -q "models.yaml: not checked against the upstream" "$err"
 check "with its error" grep -q "models.yaml:[0-9]*:[0-9]*: error: .*TORCH_DEVICE_ROOT" "$err"
-usage_error "--upstream fits only lint and explain" "does not fit" list --upstream "$tmp/up" \
-	"$shipped"
+usage_error "--rev goes with --upstream" "--rev goes with --upstream" list --rev HEAD "$shipped"
+usage_error "--cache goes with --upstream" "--cache goes with --upstream" explain --test A::b \
+	--cache "$tmp/c" "$shipped"
+usage_error "--rev fits only list and explain" "does not fit" lint --upstream "$tmp/up" \
+	--rev HEAD "$shipped"
 
 # --- explain --upstream: an @ops test's cases from the generated op database, checked against
 # the generator's truth (.ground_truth/opinfos.jsonl) for the binary ops it has an entry for.
@@ -212,11 +216,40 @@ usage_error "explain --upstream of no repository" "nope" explain --upstream "$tm
 	--test "$vid" "$tmp/ops.yaml"
 expect_rc 2 "--upstream of no repository" "$exe" specs lint --upstream "$tmp/nope" "$shipped"
 
-# --- every example of the help page runs (from the repository's root).
+# --- list --upstream: the tests of the generated upstream, each with the cases explain gives
+# it (the property across select, run and the daemon too is tests/daemon/same_cases.py's).
+expect_rc 0 "list --upstream" "$exe" specs list --upstream "$tmp/up" "$tmp/ops.yaml" --json
+cp "$out" "$tmp/list_up.json"
+check "list --upstream: the @ops test's cases come from the op database" py "$tmp/list_up.json" '
+    any(c["test"] == "'"$vid"'" and c["source"].startswith("OpInfo") for c in d["cases"])
+    and d["upstream"]["dir"] == "'"$tmp/up"'" and d["upstream"]["rev"] == "HEAD"
+    and len(d["upstream"]["commit"]) == 40 and d["patterns"] == []'
+expect_rc 0 "explain --upstream of the same test" "$exe" specs explain --upstream "$tmp/up" \
+	--test "$vid" --json "$tmp/ops.yaml"
+check "list --upstream and explain --upstream: the same case ids" python3 -c 'import json, sys
+l, e = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+mine = sorted(c["id"] for c in l["cases"] + l["unsupported"] if c["test"] == sys.argv[3])
+sys.exit(0 if mine and mine == sorted(c["id"] for c in e["cases"]) else 1)' \
+	"$tmp/list_up.json" "$out" "$vid"
+expect_rc 0 "list without --upstream" "$exe" specs list "$tmp/ops.yaml" --json
+check "without --upstream the file's tests are not known" py "$out" 'd["cases"] == [] and len(d["patterns"]) == 0 and "upstream" not in d'
+expect_rc 0 "list --upstream --rev --test" "$exe" specs list --upstream "$tmp/up" --rev HEAD~1 \
+	--test "$vid" --test "$vid" --test test/test_op_variants.py::TestOpVariants::test_nope \
+	--cache "$tmp/cache" "$tmp/ops.yaml"
+check "--test: the test once, the unknown one not in the upstream" grep -Eq \
+	"^1 tests, [1-9][0-9]* cases" "$out"
+check "the unknown test named" grep -q "^  test/test_op_variants.py::TestOpVariants::test_nope  (--test)" "$out"
+check "the revision named" grep -Eq "^upstream $tmp/up at HEAD~1 \(commit [0-9a-f]{12}\): [0-9]+ tests, 1 not in it" "$out"
+check "--cache keeps the files read" test -d "$tmp/cache"
+usage_error "list --upstream at no revision" "nope" list --upstream "$tmp/up" --rev nope "$tmp/ops.yaml"
+usage_error "list --upstream of no repository" "nope" list --upstream "$tmp/nope" "$tmp/ops.yaml"
+
+# --- every example of the help page runs (from the repository's root; /tmp/up is a scratch
+# directory of ours).
 n_ex=0
 while IFS= read -r cmd; do
 	n_ex=$((n_ex + 1))
-	read -r -a words <<<"$cmd"
+	read -r -a words <<<"${cmd//\/tmp\/up/$tmp/ex}"
 	expect_rc 0 "help example: $cmd" "$exe" "${words[@]:1}"
 done < <("$exe" help specs | sed -n '/^Examples/,$p' | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
 	grep -E '^ +spyre-ci ' | tr -s ' ')

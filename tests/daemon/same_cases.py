@@ -1,7 +1,10 @@
 """One builder of kernel cases: for the same change of a generated upstream, `select --json`,
 `select --explain` test by test, `run` (its results.jsonl) and the daemon (the job's
-results.jsonl and the selection it stored) count the same kernel cases, test by test. Each path
-goes through the funnel; this checks that none of them expands a test again its own way.
+results.jsonl and the selection it stored) count the same kernel cases, test by test; and
+`select --cases`, `run`, the daemon, `specs explain --upstream` and `specs list --upstream` give
+each test the same kernel-case ids, for the change and then for every test of the upstream
+(tests/tools/same_cases_real.py's comparison, the one its runs on a real upstream make). Each
+path goes through the funnel; this checks that none of them expands a test again its own way.
 Usage: same_cases.py SPYRE_CI."""
 import json
 import os
@@ -11,6 +14,9 @@ import sys
 import time
 
 from daemonlib import Daemon, scratch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import same_cases_real as real  # noqa: E402 (the comparison, shared with the real upstream)
 
 failures = []
 
@@ -71,6 +77,7 @@ def main():
     spyre(exe, "fixture", "upstream", "--out", up, "--seed", "5")
     base, head, sel = pick_change(exe, up)
     want = scheduled(sel)
+    specs = os.path.join(up, "spyre", "specs")
     total = sum(want.values())
     with_cases = {t: n for t, n in want.items() if n}
     print("change %s..%s: %d scheduled tests, %d kernel cases" % (base[:10], head[:10],
@@ -92,6 +99,23 @@ def main():
     got = per_test(os.path.join(out, "results.jsonl"))
     check("run: results.jsonl has the same cases per test as select", got == with_cases,
           (got, with_cases))
+
+    # the ids, test by test: select --cases, run, specs explain and specs list --upstream
+    sides = {
+        "select": real.from_select_cases(spyre(exe, "select", "--repo", up, "--base", base,
+                                               "--head", head, "--cases").stdout),
+        "run": real.from_results(os.path.join(out, "results.jsonl")),
+        "explain": real.from_explain(exe, up, head, [specs], want, 2,
+                                     os.path.join(tmp, "cache"))[0],
+        "list": real.from_list(json.loads(spyre(exe, "specs", "list", "--upstream", up,
+                                                "--rev", head, "--json", specs).stdout)),
+    }
+    check("select --cases: as many cases per test as select --json",
+          {t: len(v) for t, v in sides["select"].items()} == with_cases,
+          (sides["select"].keys(), with_cases))
+    bad = real.compare(sides, want)
+    check("select, run, explain and list give each test the same case ids",
+          not bad, "\n".join(real.describe(t, got) for t, got in bad[:5]))
 
     # the daemon, from a push webhook for the same range
     d = Daemon(exe, extra="upstream:\n  repo: o/r\n  url: %s\n  branches: [main]\n"
@@ -116,10 +140,18 @@ def main():
             got = per_test(os.path.join(rdir, "results.jsonl"))
             check("daemon: results.jsonl has the same cases per test as select",
                   got == with_cases, (got, with_cases))
+            bad = real.compare({"select": sides["select"], "daemon": real.from_results(
+                os.path.join(rdir, "results.jsonl"))}, want)
+            check("daemon: the same case ids as select", not bad,
+                  "\n".join(real.describe(t, g) for t, g in bad[:5]))
             check("daemon: the job's detail counts them", ("%d kernel cases run" % total) in
                   job.get("detail", ""), job)
     finally:
         d.stop()
+
+    # every test of the upstream at HEAD (a selection that falls back to every test)
+    n, bad = real.revision(exe, up, specs, "HEAD", 2, tmp)
+    check("every test at HEAD: the four sides agree (%d tests)" % n, n > 100 and bad == 0, bad)
     if failures:
         print("%d failed: %s" % (len(failures), ", ".join(failures)))
         sys.exit(1)

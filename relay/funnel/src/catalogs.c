@@ -8,16 +8,16 @@
 #include "common/err.h"
 #include "funnel_int.h"
 
-/* Every head test id, for stale drift. */
-static int head_ids(struct funnel_front *f)
+int funnel__catalog_ids(const char ***out, const struct catalog *cat)
 {
-	if (!f->head->n_tests)
+	*out = NULL;
+	if (!cat->n_tests)
 		return 0;
-	f->ids = malloc(f->head->n_tests * sizeof *f->ids);
-	if (!f->ids)
-		return err_set(ERR_NOMEM, "catalog: %zu ids", f->head->n_tests);
-	for (size_t i = 0; i < f->head->n_tests; i++)
-		f->ids[i] = f->head->tests[i].id;
+	*out = malloc(cat->n_tests * sizeof **out);
+	if (!*out)
+		return err_set(ERR_NOMEM, "catalog: %zu ids", cat->n_tests);
+	for (size_t i = 0; i < cat->n_tests; i++)
+		(*out)[i] = cat->tests[i].id;
 	return 0;
 }
 
@@ -157,5 +157,5 @@ int funnel__catalogs(struct funnel_front *f, const struct funnel_change *ch,
 		if (rc == 0)
 			rc = selector_catalog_build(&f->base, ch->repo, ch->base, cache);
 	}
-	return rc ? rc : head_ids(f);
+	return rc ? rc : funnel__catalog_ids(&f->ids, f->head);
 }

@@ -31,4 +31,17 @@ int funnel__catalogs(struct funnel_front *f, const struct funnel_change *ch,
 
 void funnel__front_finish(struct funnel_front *f);
 
+/* Every test id of `cat` (pointers into it), for stage 3; NULL for a catalog without tests.
+ * 0 or ERR_NOMEM. */
+int funnel__catalog_ids(const char ***out, const struct catalog *cat);
+
+/* Stage 3 as every path of the funnel runs it (select.c): the candidates resolved against the
+ * specs under `o`'s tier and expanded into kernel cases, with `head` (a revision's catalog) for
+ * their @ops lists and the op database, and `ids` (every test id of `head`) for the resolver's
+ * variant rule and stale drift. funnel_select and funnel_tests_expand both come here, so a test
+ * gets the same cases from either. */
+int funnel__stage3(struct select_report *rep, const struct catalog *head, const char *const *ids,
+		   const struct select_candidate *cands, size_t n_cands, struct funnel_specs *specs,
+		   const struct funnel_select_opts *o);
+
 #endif

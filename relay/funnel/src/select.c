@@ -48,6 +48,23 @@ static int front(struct funnel_front *f, const struct funnel_change *ch, struct 
 	return rc;
 }
 
+int funnel__stage3(struct select_report *rep, const struct catalog *head, const char *const *ids,
+		   const struct select_candidate *cands, size_t n_cands, struct funnel_specs *specs,
+		   const struct funnel_select_opts *o)
+{
+	struct select_stage3_opts o3 = {
+		.tier = o->tier,
+		.catalog_ids = ids,
+		.n_catalog = head->n_tests,
+		.catalog = o->variants ? head : NULL, /* variant by variant */
+		.opdb = head, /* @ops tests' cases from the OpInfo entries */
+		.drift_memo = specs->memo,
+		.progress = o->progress,
+		.progress_ctx = o->progress_ctx,
+	};
+	return selector_stage3_run(rep, specs->set, specs->resolver, cands, n_cands, &o3);
+}
+
 /* Stages 3 and 4 on the candidates. */
 static int back(struct select_report *rep, const struct funnel_front *f, struct funnel_specs *specs,
 		const struct funnel_select_opts *o)
@@ -55,17 +72,7 @@ static int back(struct select_report *rep, const struct funnel_front *f, struct 
 	selector_report_set_front(rep, f->head->n_tests, f->cs->n_files, f->cands.n);
 	if (f->impact->fallback)
 		selector_report_set_fallback(rep, f->impact->fallback_reason);
-	struct select_stage3_opts o3 = {
-		.tier = o->tier,
-		.catalog_ids = f->ids,
-		.n_catalog = f->head->n_tests,
-		.catalog = o->variants ? f->head : NULL, /* variant by variant */
-		.opdb = f->head, /* @ops tests' cases from the OpInfo entries */
-		.drift_memo = specs->memo,
-		.progress = o->progress,
-		.progress_ctx = o->progress_ctx,
-	};
-	int rc = selector_stage3_run(rep, specs->set, specs->resolver, f->cands.v, f->cands.n, &o3);
+	int rc = funnel__stage3(rep, f->head, f->ids, f->cands.v, f->cands.n, specs, o);
 	if (rc == 0)
 		rc = selector_stage4_run(rep, NULL, o->history, &o->budget, o->shards);
 	return rc;

@@ -128,6 +128,52 @@ int funnel_select(struct funnel_selection *out, const struct funnel_change *ch,
 		  const struct funnel_select_opts *o);
 void funnel_selection_finish(struct funnel_selection *sel);
 
+/* ---- named tests, without a change ---- */
+
+/* Upstream tests at one revision taken straight to stage 3, with no change and no ranking: each
+ * resolved and expanded into kernel cases as funnel_select's stage 3 takes a candidate (the
+ * revision's catalog says which ops its @ops list runs and gives their OpInfo entries, its test
+ * ids feed the resolver's variant rule), so that `specs list --upstream` and `specs explain
+ * --upstream` show a test the cases `select` and `run` give it. */
+struct funnel_tests {
+	const char *repo; /* the upstream repository: a work tree or a git directory */
+	const char *rev;  /* a revision; NULL: HEAD */
+	/* These ids, each once (borrowed); NULL: every test of the revision's catalog. */
+	const char *const *ids;
+	size_t n_ids;
+	const char *tier; /* resolve the specs for this label; NULL: any */
+	/* Without a cache given: keep the scanned files in this directory too, as
+	 * funnel_cache_create does (NULL: in memory only). */
+	const char *cache_dir;
+};
+
+struct funnel_expansion {
+	/* Stage 3's part of a report: the tests of the revision asked for, in the order asked
+	 * (the catalog's without ids), each decided (fate SELECT_ELIGIBLE, or SELECT_IMPACTED
+	 * when the specs refuse it) with its cases at rep.cases.v[case_first ..]; stale drift
+	 * (plain spec names that no test of the revision matches) in rep.drift. */
+	struct select_report rep;
+	/* The ids asked for that are no test of the revision (the caller's pointers). */
+	const char **absent;
+	size_t n_absent;
+	/* The revision's catalog (its op database, for explanations); it lives until the
+	 * expansion is finished, and needs the cache it was built with. */
+	struct catalog *catalog;
+	struct funnel_cache *own_cache_; /* private: the cache made when none was given */
+};
+
+/* Expands `t`'s tests with `specs` (which must outlive the expansion: its cases point into
+ * them). `cache` is borrowed and must outlive the expansion; NULL: one of its own. 0,
+ * ERR_NOTFOUND or ERR_INVAL for bad input (a revision that does not resolve, a directory that
+ * is no repository), or another negative code; the expansion must be finished either way. */
+int funnel_tests_expand(struct funnel_expansion *out, const struct funnel_tests *t,
+			struct funnel_specs *specs, struct funnel_cache *cache);
+void funnel_expansion_finish(struct funnel_expansion *x);
+/* spec_resolve_opts.is_test over the expansion's catalog (ctx: the expansion), for a caller
+ * that resolves one of its tests itself (explain prints the decision): whether `id` is a test
+ * of the revision, as stage 3's variant rule asks it. */
+int funnel_expansion_is_test(void *ctx, const char *id);
+
 /* Every case the specs give, no selection (the nightly run): each entry's concrete test ids and
  * its patterns' own cases (executors/collect.h), into `list`, which points into `specs`. */
 int funnel_all_cases(struct spec_case_list *list, const struct funnel_specs *specs,
