@@ -2,7 +2,12 @@
 #include "cli.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
+
+#include "common/jsonx.h"
 
 const struct cli_command *cli_find(const char *name)
 {
@@ -37,4 +42,15 @@ int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n(see 'spyre-ci help %s')\n", cmd->name);
 	return CLI_USAGE;
+}
+
+int cli_print_json(json_t *o)
+{
+	char *s = o ? jx_dumps(o) : NULL;
+	json_decref(o);
+	if (!s)
+		return CLI_FAILED;
+	puts(s);
+	free(s);
+	return CLI_OK;
 }

@@ -34,4 +34,9 @@ int cli_wants_help(int argc, char **argv);
 int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* For handlers: prints `o` (NULL allowed: out of memory) as one line of JSON on stdout and
+ * releases it; CLI_OK, or CLI_FAILED when it could not be made. */
+typedef struct json_t json_t;
+int cli_print_json(json_t *o);
+
 #endif

@@ -24,17 +24,6 @@ static const struct cli_command *self(void)
 	return cli_find("emu");
 }
 
-static int print_json(json_t *o)
-{
-	char *s = jx_dumps(o);
-	json_decref(o);
-	if (!s)
-		return CLI_FAILED;
-	puts(s);
-	free(s);
-	return CLI_OK;
-}
-
 static json_t *int_array(const int64_t *v, int n)
 {
 	json_t *a = json_array();
@@ -80,7 +69,7 @@ static int cmd_layout(struct emu_args *a)
 		jx_set_int(o, "elems_per_stick", l.elems_per_stick);
 		jx_set_int(o, "sticks", (int64_t)spyre_layout_sticks(&l));
 		jx_set_int(o, "bytes", (int64_t)spyre_layout_bytes(&l));
-		return print_json(o);
+		return cli_print_json(o);
 	}
 	printf("host_size    ");
 	print_dims(l.host_size, l.host_ndim);
@@ -149,7 +138,7 @@ static int cmd_run(struct emu_args *a)
 		jx_set_int(j, "device_bytes_written", (int64_t)t->dev_bytes_written);
 		if (a->trace)
 			jx_set_str(j, "trace", a->trace);
-		rc = print_json(j);
+		rc = cli_print_json(j);
 	} else {
 		printf("%s %s on %d cores, plan %s\n", a->op, spyre_dtype_name(a->dtype),
 		       o.hw->cores, r.plan);
@@ -225,7 +214,7 @@ static int cmd_plans(struct emu_args *a)
 		jx_set_int(o2, "cores", o.hw->cores);
 		jx_set_new(o2, "plans", arr);
 		free(p);
-		return print_json(o2);
+		return cli_print_json(o2);
 	}
 	printf("%-34s %12s %6s %6s %6s %10s\n", "plan", "modeled_us", "pe%", "vec%", "dma%",
 	       "lx_peak");
@@ -258,7 +247,7 @@ static int cmd_ops(struct emu_args *a)
 		}
 		json_t *o = json_object();
 		jx_set_new(o, "ops", arr);
-		return print_json(o);
+		return cli_print_json(o);
 	}
 	for (size_t i = 0; i < spyre_ops_count; i++) {
 		const struct spyre_op_info *op = &spyre_ops[i];
@@ -349,7 +338,7 @@ static int cmd_hw(struct emu_args *a)
 		       spyre_hw_peak_tflops(&hw), "derived", peak_label,
 		       spyre_hw_peak_flops_per_cycle(&hw));
 	}
-	return o ? print_json(o) : CLI_OK;
+	return o ? cli_print_json(o) : CLI_OK;
 }
 
 static json_t *graph_json(const struct spyre_graph_result *r)
@@ -433,7 +422,7 @@ static int cmd_graph(struct emu_args *a)
 	}
 	int code = r->passed ? CLI_OK : CLI_FAILED;
 	if (a->json)
-		code = print_json(graph_json(r)) == CLI_OK ? code : CLI_FAILED;
+		code = cli_print_json(graph_json(r)) == CLI_OK ? code : CLI_FAILED;
 	else
 		graph_text(r);
 	free(r);

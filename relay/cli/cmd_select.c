@@ -167,13 +167,8 @@ static int stages(struct run *r, const struct select_args *a, bool tty)
 static int print_cases(const struct funnel_selection *sel)
 {
 	for (size_t i = 0; i < sel->n_cases; i++) {
-		json_t *o = specs_case_json(sel->cases[i]);
-		char *s = o ? jx_dumps(o) : NULL;
-		json_decref(o);
-		if (!s)
+		if (cli_print_json(specs_case_json(sel->cases[i])) != CLI_OK)
 			return CLI_FAILED;
-		puts(s);
-		free(s);
 	}
 	return CLI_OK;
 }

@@ -520,13 +520,7 @@ static int explain_print(const struct specs_args *a, const struct spec_decision 
 	jx_set_new(o, "case_sources", src);
 	if (res->why)
 		jx_set_str(o, "cases_why", res->why);
-	char *s = jx_dumps(o);
-	json_decref(o);
-	if (!s)
-		return CLI_FAILED;
-	puts(s);
-	free(s);
-	return CLI_OK;
+	return cli_print_json(o);
 }
 
 /* Without --upstream: the specs alone (every @ops guess theirs, default samples). */

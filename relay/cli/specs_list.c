@@ -292,13 +292,7 @@ static int print_json(struct list_state *st)
 		jx_set_int(sum, "not_in_upstream", (int64_t)json_array_size(st->absent));
 	}
 	jx_set_new(o, "summary", sum);
-	char *s = jx_dumps(o);
-	json_decref(o);
-	if (!s)
-		return CLI_FAILED;
-	puts(s);
-	free(s);
-	return CLI_OK;
+	return cli_print_json(o);
 }
 
 static int list_run(struct list_state *st)
