@@ -135,11 +135,9 @@ static bool has_dtype(const char *l, const char *d)
  * when they are not known. The text lives until the next call in the thread. */
 static const char *test_dtypes(const struct selector_opdb *db, const char *entry)
 {
-	const char *base = entry;
 	switch (db->mode_) {
-	case 'e': /* the list as given, at most what the entry supports */
-		base = entry ? common_dtypes(db->explicit_, entry) : db->explicit_;
-		break;
+	case 'e': /* the list as given (allowed_dtypes applied), at most what the entry supports */
+		return entry ? common_dtypes(db->explicit_, entry) : db->explicit_;
 	case '1':
 	case 'c':
 	case 'n': {
@@ -163,14 +161,8 @@ static const char *test_dtypes(const struct selector_opdb *db, const char *entry
 		break;
 	}
 	if (!db->allowed_[0])
-		return base;
-	if (!base)
-		return db->allowed_;
-	if (base != dtypes_buf)
-		return common_dtypes(base, db->allowed_);
-	char copy[sizeof dtypes_buf];
-	snprintf(copy, sizeof copy, "%s", base);
-	return common_dtypes(copy, db->allowed_);
+		return entry;
+	return entry ? common_dtypes(entry, db->allowed_) : db->allowed_;
 }
 
 const char *selector_opdb_no_case_why(const struct selector_opdb *o)
@@ -274,8 +266,10 @@ static int ops_dtypes(struct selector_opdb *o)
 			names = NULL;
 			rc = scan__dtypes_eval(&ar, text, n, &names);
 			o->mode_ = names ? 'e' : '?';
-			if (rc == 0 && names)
-				snprintf(o->explicit_, sizeof o->explicit_, "%s", names);
+			if (rc == 0 && names) /* ∩ allowed_dtypes once, here */
+				snprintf(o->explicit_, sizeof o->explicit_, "%s",
+					 o->allowed_[0] ? common_dtypes(names, o->allowed_)
+							: names);
 		}
 		scan__arena_free(&ar);
 		return rc;
