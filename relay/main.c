@@ -9,6 +9,7 @@
 #include "common/check.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "executors/pool.h"
 
 static void print_main_help(FILE *out)
 {
@@ -78,6 +79,9 @@ static int run_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* a case worker of this program's own pool (executors/pool.h: worker_exe); not a command */
+	if (argc == 2 && strcmp(argv[1], EXEC_WORKER_ARG) == 0)
+		exec_pool_worker_main(EXEC_WORKER_FD, EXEC_WORKER_FD + 1);
 	if (!CHECK(table_is_sorted()))
 		return CLI_USAGE;
 	int i = 1;

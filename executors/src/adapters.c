@@ -328,11 +328,17 @@ int exec_adapters_parse(struct exec_adapters **out, const char *data, size_t len
 		yaml_document_delete(&doc);
 	}
 	yaml_parser_delete(&parser);
-	if (rc)
+	if (rc == 0 && !(t->source = malloc(len + 1)))
+		rc = err_set(ERR_NOMEM, "out of memory loading %s", name);
+	if (rc) {
 		free(t);
-	else
-		*out = t;
-	return rc;
+		return rc;
+	}
+	memcpy(t->source, data, len);
+	t->source[len] = '\0';
+	t->source_len = len;
+	*out = t;
+	return 0;
 }
 
 int exec_adapters_load(struct exec_adapters **out, const char *path)
@@ -349,7 +355,15 @@ int exec_adapters_load(struct exec_adapters **out, const char *path)
 
 void exec_adapters_destroy(struct exec_adapters *t)
 {
+	if (t)
+		free(t->source);
 	free(t);
+}
+
+const char *exec_adapters_source(const struct exec_adapters *t, size_t *len)
+{
+	*len = t ? t->source_len : 0;
+	return t ? t->source : NULL;
 }
 
 size_t exec_adapters_count(const struct exec_adapters *t)

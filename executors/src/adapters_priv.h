@@ -38,6 +38,8 @@ struct exec_adapter {
 struct exec_adapters {
 	struct exec_adapter v[EXEC_ADAPTERS_MAX];
 	size_t n;
+	char *source; /* the bytes it was parsed from: what a pool worker of another image reads */
+	size_t source_len;
 };
 
 /* The emulator dtype of a spec dtype (case.c). 0 or ERR_INVAL when the emulator has none. */

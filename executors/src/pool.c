@@ -17,6 +17,7 @@
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "executors/adapters.h"
 #include "executors/proto.h"
 #include "pool_priv.h"
 
@@ -72,9 +73,10 @@ static void worker_setup(const struct pool *p, pid_t parent, int in, int out)
 #endif
 }
 
-static _Noreturn void worker_main(const struct pool *p, pid_t parent, int in, int out)
+/* Answers CASE frames from `in` on `out` until QUIT or end of file. */
+static _Noreturn void serve_cases(int in, int out, exec_runner_fn runner, void *ctx,
+				  const struct exec_adapters *adapters)
 {
-	worker_setup(p, parent, in, out);
 	static unsigned char buf[EXEC_FRAME_HEADER + EXEC_FRAME_MAX];
 	for (;;) {
 		uint32_t type;
@@ -92,14 +94,79 @@ static _Noreturn void worker_main(const struct pool *p, pid_t parent, int in, in
 			memcpy(r.id, c.id, sizeof(r.id) - 1);
 			r.outcome = EXEC_ERROR;
 			snprintf(r.message, sizeof(r.message), "%s", err_last());
-		} else if (p->o->runner) {
-			p->o->runner(&c, &r, out, p->o->runner_ctx);
+		} else if (runner) {
+			runner(&c, &r, out, ctx);
 		} else {
-			exec_case_run(&c, p->o->adapters, &r);
+			exec_case_run(&c, adapters, &r);
 		}
 		if (exec_proto_write(out, EXEC_FRAME_RESULT, &r, sizeof(r)) != 0)
 			_exit(4);
 	}
+}
+
+/* In the forked child: the pipes moved to EXEC_WORKER_FD and the one after it (without
+ * close-on-exec), then the worker program. Only async-signal-safe calls: the parent may have
+ * threads. */
+static _Noreturn void exec_worker(const char *exe, int in, int out)
+{
+	int a = fcntl(in, F_DUPFD_CLOEXEC, 10), b = fcntl(out, F_DUPFD_CLOEXEC, 10);
+	if (a < 0 || b < 0 || dup2(a, EXEC_WORKER_FD) < 0 || dup2(b, EXEC_WORKER_FD + 1) < 0)
+		_exit(5);
+	char *argv[] = { (char *)exe, (char *)EXEC_WORKER_ARG, NULL };
+	execv(exe, argv);
+	_exit(6);
+}
+
+static _Noreturn void worker_main(const struct pool *p, pid_t parent, int in, int out)
+{
+	worker_setup(p, parent, in, out);
+	if (p->o->worker_exe && !p->o->runner)
+		exec_worker(p->o->worker_exe, in, out);
+	serve_cases(in, out, p->o->runner, p->o->runner_ctx, p->o->adapters);
+}
+
+void exec_pool_worker_main(int in, int out)
+{
+	signal(SIGINT, SIG_IGN);
+	/* the setup: the adapter table's source, in pieces, up to an empty SETUP frame */
+	static unsigned char buf[EXEC_FRAME_HEADER + EXEC_FRAME_MAX];
+	char *src = NULL;
+	size_t len = 0;
+	for (;;) {
+		uint32_t type;
+		const unsigned char *payload;
+		int n = exec_proto_read(in, buf, &type, &payload);
+		if (n == ERR_NOTFOUND)
+			_exit(0);
+		if (n < 0 || type != EXEC_FRAME_SETUP || len + (size_t)n > EXEC_ADAPTER_FILE_MAX)
+			_exit(3);
+		if (n == 0)
+			break;
+		char *p = realloc(src, len + (size_t)n);
+		if (!p)
+			_exit(7);
+		src = p;
+		memcpy(src + len, payload, (size_t)n);
+		len += (size_t)n;
+	}
+	struct exec_adapters *adapters = NULL;
+	if (src && exec_adapters_parse(&adapters, src, len, "adapters (from the pool)") != 0)
+		_exit(8);
+	free(src);
+	serve_cases(in, out, NULL, NULL, adapters);
+}
+
+/* To a worker that is its own program: what it cannot inherit. 0, or -1 when it is gone. */
+static int send_setup(const struct pool *p, int fd)
+{
+	size_t len;
+	const char *src = exec_adapters_source(p->o->adapters, &len);
+	for (size_t off = 0; off < len; off += EXEC_FRAME_MAX) {
+		size_t k = len - off < EXEC_FRAME_MAX ? len - off : EXEC_FRAME_MAX;
+		if (exec_proto_write(fd, EXEC_FRAME_SETUP, src + off, (uint32_t)k) != 0)
+			return -1;
+	}
+	return exec_proto_write(fd, EXEC_FRAME_SETUP, NULL, 0) != 0 ? -1 : 0;
 }
 
 /* ---- the parent side ---- */
@@ -131,6 +198,9 @@ static int spawn(struct pool *p, int j)
 	fcntl(up[0], F_SETFL, fcntl(up[0], F_GETFL) | O_NONBLOCK);
 	*w = (struct worker){ .pid = pid, .to = down[1], .from = up[0], .ci = -1 };
 	p->st.spawned++;
+	/* a worker gone before its setup is found out by its first case */
+	if (p->o->worker_exe && !p->o->runner)
+		(void)send_setup(p, w->to);
 	return 0;
 }
 

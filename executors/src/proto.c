@@ -42,7 +42,7 @@ int exec_proto_parse(const unsigned char *buf, size_t len, uint32_t *type,
 	if (len < EXEC_FRAME_HEADER)
 		return 0;
 	uint32_t t = get_u32(buf + 4), n = get_u32(buf + 8);
-	if (t < EXEC_FRAME_CASE || t > EXEC_FRAME_QUIT)
+	if (t < EXEC_FRAME_CASE || t > EXEC_FRAME_SETUP)
 		return err_set(ERR_INVAL, "not a frame: type %u", t);
 	if (n > EXEC_FRAME_MAX)
 		return err_set(ERR_INVAL, "a frame of %u bytes (at most %d)", n, EXEC_FRAME_MAX);

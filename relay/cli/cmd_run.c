@@ -188,6 +188,7 @@ static int execute(const struct run_args *a, const struct spec_case *const *case
 		.shard_count = a->shard_count,
 		.durations = hist->durations,
 		.n_durations = hist->n_durations,
+		.worker_exe = "/proc/self/exe", /* the same workers as the daemon's */
 		.stop = &stop_requested,
 		.on_start = on_start,
 		.progress = a->no_progress ? NULL : show_progress,

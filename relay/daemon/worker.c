@@ -167,6 +167,10 @@ static int run_cases(struct worker *w, struct job *j, const struct funnel_select
 		.n_spec_paths = c->specs.n,
 		.runner = w->d->seams.runner,
 		.runner_ctx = w->d->seams.runner_ctx,
+		/* the daemon has threads (HTTP, poller, outbox, other workers): a bare fork
+		 * could inherit a lock one of them held; spyre-ci's main answers the worker
+		 * argument */
+		.worker_exe = "/proc/self/exe",
 		.stop = &w->d->exec_stop,
 	};
 	struct funnel_results res = { 0 };

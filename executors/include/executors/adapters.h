@@ -50,6 +50,9 @@ int exec_adapters_load(struct exec_adapters **out, const char *path);
 /* The same from bytes; `name` is used in messages. */
 int exec_adapters_parse(struct exec_adapters **out, const char *data, size_t len, const char *name);
 void exec_adapters_destroy(struct exec_adapters *t);
+/* The bytes the table was parsed from (*len of them; NULL and 0 for NULL): a pool worker that
+ * is another process image parses them again. */
+const char *exec_adapters_source(const struct exec_adapters *t, size_t *len);
 size_t exec_adapters_count(const struct exec_adapters *t);
 const struct exec_adapter *exec_adapters_at(const struct exec_adapters *t, size_t i);
 const char *exec_adapter_name(const struct exec_adapter *a);

@@ -1,6 +1,7 @@
-/* The local pool: cases run in N forked worker processes, one case at a time each, streamed over
- * pipes in proto.h's frames. The parent never runs a case itself, so whatever a case does to its
- * process becomes that case's outcome and the run goes on:
+/* The local pool: cases run in N worker processes (forks, or forks that exec a worker program:
+ * worker_exe), one case at a time each, streamed over pipes in proto.h's frames. The parent never
+ * runs a case itself, so whatever a case does to its process becomes that case's outcome and the
+ * run goes on:
  *   a result that does not come within the timeout   timed_out (the worker is killed)
  *   the worker dies of a signal                       crashed, "SIGSEGV (Segmentation fault)"
  *   the worker exits mid-case                         crashed, "worker exited with status N"
@@ -45,6 +46,12 @@ struct exec_pool_opts {
 	const struct exec_adapters *adapters;
 	exec_runner_fn runner;
 	void *runner_ctx;
+	/* NULL: each worker is a fork of this process that runs cases as it is. Else (and with
+	 * no runner) each worker execs this program as `worker_exe __case-worker`, whose main
+	 * calls exec_pool_worker_main: a fresh process image, so no lock that another thread of
+	 * a threaded parent (the daemon) held at the fork can hang it. "/proc/self/exe" is the
+	 * running program. */
+	const char *worker_exe;
 	void (*progress)(void *ctx, const struct exec_progress *p); /* after each result */
 	void *progress_ctx;
 	volatile sig_atomic_t *stop; /* NULL: never asked */
@@ -62,5 +69,14 @@ struct exec_pool_stats {
  * `stats` may be NULL. */
 int exec_pool_run(const struct exec_case *cases, size_t n, const struct exec_pool_opts *opts,
 		  struct exec_result *results, struct exec_pool_stats *stats);
+
+/* The argument after worker_exe that makes a program a pool worker, and the descriptor of its
+ * case pipe (its result pipe is the next one). */
+#define EXEC_WORKER_ARG "__case-worker"
+#define EXEC_WORKER_FD  3
+
+/* The main of an exec'd worker (see worker_exe): reads the setup, then runs cases from fd
+ * `in`, answering on `out`, until QUIT or the parent's end of file. Never returns. */
+_Noreturn void exec_pool_worker_main(int in, int out);
 
 #endif

@@ -1,8 +1,9 @@
 /* The pool's pipe protocol between the parent and a worker: frames of a 12-byte header (magic
  * "SPX1", type, payload length, both little-endian u32) and the payload. A case goes down as a
  * CASE frame holding a struct exec_case, its result comes back as a RESULT frame holding a
- * struct exec_result; QUIT asks a worker to exit. Both ends are the same program, so payloads
- * are the structs' bytes; the reader still checks every length and every field
+ * struct exec_result; QUIT asks a worker to exit; SETUP frames carry what a worker that is a fresh
+ * process image (exec_pool_opts.worker_exe) cannot inherit. Both ends are the same program, so
+ * payloads are the structs' bytes; the reader still checks every length and every field
  * (exec_case_check, exec_result_check), so a worker that writes garbage is found out, never
  * believed. */
 #ifndef EXECUTORS_PROTO_H
@@ -15,7 +16,13 @@
 #define EXEC_FRAME_MAX    4096 /* payload bytes of one frame */
 #define EXEC_FRAME_MAGIC  "SPX1"
 
-enum exec_frame_type { EXEC_FRAME_CASE = 1, EXEC_FRAME_RESULT = 2, EXEC_FRAME_QUIT = 3 };
+enum exec_frame_type {
+	EXEC_FRAME_CASE = 1,
+	EXEC_FRAME_RESULT = 2,
+	EXEC_FRAME_QUIT = 3,
+	EXEC_FRAME_SETUP = 4, /* to an exec'd worker first: the adapter table's source in pieces,
+				 ended by an empty SETUP frame */
+};
 
 /* Writes one frame to `fd` (blocking; EINTR retried). 0 or ERR_IO. */
 int exec_proto_write(int fd, uint32_t type, const void *payload, uint32_t len);

@@ -198,6 +198,9 @@ struct funnel_run_opts {
 	size_t n_durations;
 	exec_runner_fn runner; /* NULL: the executors' own (tests inject slow or faulty ones) */
 	void *runner_ctx;
+	/* The program each worker execs (executors/pool.h: worker_exe), NULL: forks only. A
+	 * front-end whose main answers EXEC_WORKER_ARG passes "/proc/self/exe". */
+	const char *worker_exe;
 	volatile sig_atomic_t *stop; /* a stop request ends the run; NULL: never */
 	/* Before the first case, with the cases this run will run (after the shard plan); then
 	 * after each result. NULL: not called. Both get progress_ctx. */
