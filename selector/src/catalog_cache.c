@@ -73,6 +73,7 @@ void selector_catalog_cache_destroy(struct catalog_cache *c)
 	}
 	for (size_t i = 0; i < c->n_sources; i++)
 		impact__source_release(c->sources[i]);
+	catalog__oplist_memo_clear(c);
 	for (size_t i = 0; i < c->n; i++)
 		entry_free(c->entries[i]);
 	free(c->entries);
@@ -404,4 +405,14 @@ int catalog__cached_file_tests(struct catalog *cat, size_t *cap, size_t file,
 	cat->n_tests += b->n;
 	*order = b->order;
 	return 0;
+}
+
+size_t selector_catalog_cache_oplist_hits(const struct catalog_cache *c)
+{
+	return c->oplist_memo_hits;
+}
+
+size_t selector_catalog_cache_oplists_kept(const struct catalog_cache *c)
+{
+	return c->oplist_memo.n;
 }

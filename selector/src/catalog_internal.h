@@ -110,6 +110,9 @@ struct catalog_priv {
 	    op_infos; /* op name, name.variant, formatted name -> its entry (catalog_opinfo.c) */
 	struct ol *oplists;     /* the op lists' evaluator, built by its first need */
 	struct strmap op_lists; /* "file:class:argument" -> struct catalog_op_list * */
+	struct strmap modules;  /* module -> its file (the first of the catalog's), by first need */
+	intptr_t internal_set;  /* its internal files' number in the cache's op list memo, 0 */
+	size_t internal_generation; /* the memo's generation that number is of */
 };
 
 /* The op database entries an @ops argument selects (catalog_oplists.c). */
@@ -126,6 +129,31 @@ struct catalog_op_list {
 int catalog__op_list(const struct catalog *cat, const struct catalog_file *test_file, int cls,
 		     const char *arg, const struct catalog_op_list **out);
 void catalog__oplists_free(struct catalog_priv *priv);
+/* The file of Python module `module` (its first, with a scan), NULL when the catalog has none. */
+const struct catalog_file *catalog__file_of_module(const struct catalog *cat, const char *module);
+
+/* The op lists' memo across a cache's catalogs (catalog_oplist_memo.c). Whether `path` is one of
+ * the internal files (torch/testing/_internal/) every answer depends on. get: 1 and a new list
+ * (the caller's) when an answer kept for the same inputs holds in `cat`, 0 when none does, or
+ * ERR_NOMEM. put: keeps answer `l`, its entries' places (file path, index in the file's scan)
+ * and the modules outside the internal files its evaluator read (blob NULL: found missing); 0
+ * or ERR_NOMEM. clear: drops every answer. */
+struct catalog__op_place {
+	const char *path;
+	uint32_t idx;
+};
+struct catalog__op_read {
+	const char *name; /* a path, or a missing module's name */
+	const char *blob; /* its blob id, NULL when missing */
+};
+bool catalog__internal_path(const char *path);
+int catalog__oplist_memo_get(const struct catalog *cat, const struct catalog_file *test_file,
+			     int cls, const char *arg, struct catalog_op_list **out);
+int catalog__oplist_memo_put(const struct catalog *cat, const struct catalog_file *test_file,
+			     int cls, const char *arg, const struct catalog_op_list *l,
+			     const struct catalog__op_place *places,
+			     const struct catalog__op_read *reads, size_t n_reads);
+void catalog__oplist_memo_clear(struct catalog_cache *c);
 /* Attribute `attr` of op database entry `entry` as PyTorch's constructors make it (its own
  * argument, what a Python reference inherits from the entry it names, its class's default), as
  * source text; NULL when not known or the catalog keeps no op lists. */
@@ -168,6 +196,11 @@ struct catalog_cache {
 	/* stage 2's latest source graphs (references), most recently used first */
 	struct impact_source *sources[CATALOG_SOURCES_MAX];
 	size_t n_sources;
+	/* the op lists' memo (catalog_oplist_memo.c): key -> answer, the internal file sets
+	 * (text -> number), the answers by content, and the generation, one more at each clear */
+	struct strmap oplist_memo, oplist_bodies, internal_sets;
+	size_t memo_generation;
+	size_t oplist_memo_hits;
 };
 
 /* The blob of `oid` read as `kind` at `path` (module: its module for a torch/ file) through

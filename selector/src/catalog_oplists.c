@@ -42,7 +42,16 @@ struct olv {
 	size_t n, cap;
 };
 
+/* Modules outside torch/testing/_internal/ read (names owned): what an answer kept across
+ * catalogs depends on besides those files (catalog_oplist_memo.c). */
+struct readset {
+	struct catalog__op_read *v;
+	size_t n, cap;
+};
+
 struct ol_module {
+	struct readset deps; /* what its bindings' values were made from */
+	bool partial;        /* deps not all known (nested too deep): its uses are not kept */
 	const struct catalog_file *cf;
 	const char *module;
 	const struct scan_file *sf;
@@ -63,12 +72,88 @@ struct ol {
 	size_t n_vals, cap_vals;
 	struct strmap classes; /* class name -> (file << 20 | class index) + 1 */
 	struct ol_module *cur; /* the module whose comprehension a condition is of */
+	/* the read sets being made (a module's being evaluated, the evaluation's): every read
+	 * goes to each of them */
+	struct readset *collect[2 * OL_DEPTH_MAX + 4];
+	int n_collect;
+	bool uncollected; /* the evaluation read what no read set holds: its answer is not kept */
+	/* conditions' values per entry ("var\x1fcond" -> struct cond_memo *): the same filter in
+	 * thousands of test files is worked out once per entry; `scoped` says a value read a
+	 * module's bindings (then it is not kept: another module may bind the name otherwise) */
+	struct strmap conds;
+	bool scoped;
 	bool approx;
 	char why[OL_WHY_MAX];
 	int err;
 };
 
+/* A condition's values, 1 + enum tri per evaluator entry (0: not worked out yet). */
+struct cond_memo {
+	unsigned char *v;
+	size_t n;
+};
+
 /* ---- text ---- */
+
+static void readset_free(struct readset *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free((char *)r->v[i].name);
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+static void readset_add(struct ol *o, struct readset *r, const char *name, const char *blob)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].name, name) == 0 && !r->v[i].blob == !blob)
+			return;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 4;
+		struct catalog__op_read *p = realloc(r->v, cap * sizeof *p);
+		if (!p) {
+			o->err = err_set(ERR_NOMEM, "op lists");
+			return;
+		}
+		r->v = p;
+		r->cap = cap;
+	}
+	char *copy = strdup(name);
+	if (!copy) {
+		o->err = err_set(ERR_NOMEM, "op lists");
+		return;
+	}
+	r->v[r->n++] = (struct catalog__op_read){ copy, blob };
+}
+
+/* Notes that the evaluation read module file `path` (blob id `blob`, the catalog's), or found
+ * module `path` missing (blob NULL). The internal files are every answer's inputs anyway. */
+static void note_read(struct ol *o, const char *path, const char *blob)
+{
+	if (blob && catalog__internal_path(path))
+		return;
+	for (int k = 0; k < o->n_collect; k++)
+		readset_add(o, o->collect[k], path, blob);
+}
+
+/* A value of module m is used: what it was made from is read too. */
+static void note_module(struct ol *o, const struct ol_module *m)
+{
+	if (m->partial)
+		o->uncollected = true;
+	if (m->cf->module)
+		note_read(o, m->cf->path, m->cf->blob_id);
+	for (size_t i = 0; i < m->deps.n; i++)
+		note_read(o, m->deps.v[i].name, m->deps.v[i].blob);
+}
+
+static bool collect_push(struct ol *o, struct readset *r)
+{
+	if (o->n_collect == (int)(sizeof o->collect / sizeof o->collect[0]))
+		return false;
+	o->collect[o->n_collect++] = r;
+	return true;
+}
 
 static void trim(const char **s, size_t *n)
 {
@@ -364,12 +449,41 @@ static struct ol_module *module_of_file(struct ol *o, const struct catalog_file 
 	return m;
 }
 
-static const struct catalog_file *file_of_module(const struct ol *o, const char *module, size_t n)
+static const struct catalog_file *file_of_module(struct ol *o, const char *module, size_t n)
 {
-	for (size_t f = 0; f < o->cat->n_files; f++) {
-		const struct catalog_file *cf = &o->cat->files[f];
-		if (cf->module && strlen(cf->module) == n && memcmp(cf->module, module, n) == 0 &&
-		    cf->blob && cf->blob->scan)
+	char name[512];
+	if (n >= sizeof name)
+		return NULL;
+	memcpy(name, module, n);
+	name[n] = '\0';
+	const struct catalog_file *cf = catalog__file_of_module(o->cat, name);
+	if (!cf)
+		note_read(o, name, NULL);
+	return cf;
+}
+
+const struct catalog_file *catalog__file_of_module(const struct catalog *cat, const char *module)
+{
+	struct catalog_priv *priv = cat->priv_;
+	if (priv && !priv->modules.cap) { /* the catalog's map, by its first need */
+		for (size_t f = 0; f < cat->n_files; f++) {
+			const struct catalog_file *cf = &cat->files[f];
+			if (cf->module && cf->blob && cf->blob->scan &&
+			    !strmap_get(&priv->modules, cf->module, NULL) &&
+			    strmap_put(&priv->modules, cf->module, (intptr_t)f)) {
+				strmap_free(&priv->modules);
+				priv = NULL; /* out of memory: the slow way */
+				break;
+			}
+		}
+	}
+	if (priv) {
+		intptr_t f;
+		return strmap_get(&priv->modules, module, &f) ? &cat->files[f] : NULL;
+	}
+	for (size_t f = 0; f < cat->n_files; f++) {
+		const struct catalog_file *cf = &cat->files[f];
+		if (cf->module && strcmp(cf->module, module) == 0 && cf->blob && cf->blob->scan)
 			return cf;
 	}
 	return NULL;
@@ -384,6 +498,8 @@ static int eval_module(struct ol *o, struct ol_module *m)
 	if (m->state)
 		return 0; /* done, or an import cycle: what it has so far */
 	m->state = 1;
+	/* what its values are made from (an evaluation too deep to collect for is not kept) */
+	bool pushed = collect_push(o, &m->deps);
 	for (size_t b = 0; b < m->sf->n_bindings && !o->err; b++) {
 		const struct scan_binding *bnd = &m->sf->bindings[b];
 		if (bnd->class_index != m->cls)
@@ -396,7 +512,8 @@ static int eval_module(struct ol *o, struct ol_module *m)
 		o->approx = was;
 		if (rc < 0) {
 			free(v.v);
-			return rc;
+			o->err = o->err ? o->err : rc;
+			break;
 		}
 		if (rc == 0 || approx) { /* not a list of entries, or not exactly known */
 			free(v.v);
@@ -407,7 +524,7 @@ static int eval_module(struct ol *o, struct ol_module *m)
 		if (bnd->augmented && strmap_get(&m->env, bnd->name, &idx)) {
 			if (append(o, &o->vals[idx], &v)) {
 				free(v.v);
-				return o->err;
+				break;
 			}
 			free(v.v);
 			continue;
@@ -419,17 +536,24 @@ static int eval_module(struct ol *o, struct ol_module *m)
 			struct olv *p = realloc(o->vals, cap * sizeof *p);
 			if (!p) {
 				free(v.v);
-				return o->err = err_set(ERR_NOMEM, "op lists");
+				o->err = err_set(ERR_NOMEM, "op lists");
+				break;
 			}
 			o->vals = p;
 			o->cap_vals = cap;
 		}
 		o->vals[o->n_vals] = v;
-		if (strmap_put(&m->env, bnd->name, (intptr_t)o->n_vals++))
-			return o->err = err_set(ERR_NOMEM, "op lists");
+		if (strmap_put(&m->env, bnd->name, (intptr_t)o->n_vals++)) {
+			o->err = err_set(ERR_NOMEM, "op lists");
+			break;
+		}
 	}
+	if (pushed)
+		o->n_collect--;
+	else
+		m->partial = true;
 	m->state = 2;
-	return 0;
+	return o->err;
 }
 
 /* A dotted name of module `m` as a list: a binding of the module, or a name it imports. 1 when
@@ -466,6 +590,7 @@ static int eval_name(struct ol *o, struct ol_module *m, const char *s, size_t n,
 			return o->err ? o->err : 0;
 		if (eval_module(o, mm) < 0)
 			return o->err;
+		note_module(o, mm);
 		return eval_name(o, mm, dot + 1, strlen(dot + 1), out, depth + 1);
 	}
 	return 0;
@@ -1016,8 +1141,9 @@ static enum tri compare_eval(struct ol *o, const struct ol_entry *e, const char 
 		t = !member
 			? (lit_value(r, rn, lit, sizeof lit) ? (strcmp(lit, buf) ? T_FALSE : T_TRUE)
 							     : T_UNKNOWN)
-		    : is_dotted_name(r, rn) && o->cur ? in_binding(o, o->cur, r, rn, buf)
-						      : in_literal(r, rn, buf);
+		    : is_dotted_name(r, rn) && o->cur
+			? (o->scoped = true, in_binding(o, o->cur, r, rn, buf))
+			: in_literal(r, rn, buf);
 	} else if (attr_of_var(l, ln, var, &a, &an)) {
 		if (name_attr(e, a, an, buf, sizeof buf)) {
 			t = member ? in_literal(r, rn, buf)
@@ -1151,6 +1277,34 @@ static enum tri cond_eval(struct ol *o, const struct ol_entry *e, const char *s,
 
 /* ---- lists ---- */
 
+/* The values kept of condition `cond` over `var`, NULL when they cannot be (no memory). */
+static struct cond_memo *cond_memo_of(struct ol *o, const char *var, const char *cond, size_t cn)
+{
+	size_t vn = strlen(var);
+	char *key = malloc(vn + cn + 2);
+	if (!key)
+		return NULL;
+	memcpy(key, var, vn);
+	key[vn] = '\x1f';
+	memcpy(key + vn + 1, cond, cn);
+	key[vn + 1 + cn] = '\0';
+	intptr_t v;
+	if (strmap_get(&o->conds, key, &v)) {
+		free(key);
+		return (struct cond_memo *)v;
+	}
+	struct cond_memo *cm = calloc(1, sizeof *cm);
+	if (cm && (cm->v = calloc(o->n_e + 1, 1)) && !strmap_put(&o->conds, key, (intptr_t)cm)) {
+		cm->n = o->n_e + 1;
+		return cm;
+	}
+	if (cm)
+		free(cm->v);
+	free(cm);
+	free(key);
+	return NULL;
+}
+
 /* SRC filtered by COND over `var`. */
 static int eval_filtered(struct ol *o, struct ol_module *m, const char *var, size_t vn,
 			 const char *src, size_t sn, const char *cond, size_t cn, struct olv *out,
@@ -1164,8 +1318,28 @@ static int eval_filtered(struct ol *o, struct ol_module *m, const char *var, siz
 	struct olv in = { 0 };
 	int ok = eval_value(o, m, src, sn, &in, depth + 1);
 	o->cur = m;
+	struct cond_memo *cm = ok > 0 && cond ? cond_memo_of(o, v, cond, cn) : NULL;
 	for (size_t i = 0; ok > 0 && i < in.n; i++) {
-		enum tri t = cond ? cond_eval(o, &o->e[in.v[i]], cond, cn, v, 0) : T_TRUE;
+		uint32_t g = in.v[i];
+		if (cm && g >= cm->n) { /* entries of modules loaded since */
+			unsigned char *p = realloc(cm->v, o->n_e);
+			if (p) {
+				memset(p + cm->n, 0, o->n_e - cm->n);
+				cm->v = p;
+				cm->n = o->n_e;
+			} else {
+				cm = NULL;
+			}
+		}
+		enum tri t = T_TRUE;
+		if (cm && cm->v[g]) {
+			t = (enum tri)(cm->v[g] - 1);
+		} else if (cond) {
+			o->scoped = false;
+			t = cond_eval(o, &o->e[g], cond, cn, v, 0);
+			if (cm && !o->scoped)
+				cm->v[g] = (unsigned char)(t + 1);
+		}
 		if (t == T_UNKNOWN)
 			widen(o, "a condition not statically evaluable", cond, cn);
 		if (t != T_FALSE && push(o, out, in.v[i]))
@@ -1339,6 +1513,7 @@ static void ol_finish(struct ol *o)
 {
 	for (size_t m = 0; m < o->n_mods; m++) {
 		strmap_free(&o->mods[m]->env);
+		readset_free(&o->mods[m]->deps);
 		free(o->mods[m]);
 	}
 	free(o->mods);
@@ -1347,6 +1522,14 @@ static void ol_finish(struct ol *o)
 	free(o->vals);
 	free(o->e);
 	strmap_free(&o->classes);
+	for (size_t k = 0; k < o->conds.cap; k++) {
+		if (!o->conds.slots[k].key)
+			continue;
+		free(((struct cond_memo *)o->conds.slots[k].value)->v);
+		free((void *)o->conds.slots[k].value);
+		free((char *)o->conds.slots[k].key);
+	}
+	strmap_free(&o->conds);
 }
 
 static char *formatted_name(const struct scan_opinfo *e)
@@ -1410,12 +1593,32 @@ void catalog__oplists_free(struct catalog_priv *priv)
 		free((char *)priv->op_lists.slots[k].key);
 	}
 	strmap_free(&priv->op_lists);
+	strmap_free(&priv->modules);
 }
 
-/* One evaluation of an @ops argument in test_file (class cls or -1). */
-static int evaluate(struct ol *o, const struct catalog_file *test_file, int cls, const char *arg,
-		    struct catalog_op_list *out)
+/* The file and index in its scan of the evaluator's entry gi. */
+static struct catalog__op_place place_of(const struct ol *o, uint32_t gi)
 {
+	for (size_t m = 0; m < o->n_mods; m++) {
+		const struct ol_module *om = o->mods[m];
+		if (gi >= om->base && gi < om->base + om->sf->n_opinfos)
+			return (struct catalog__op_place){ om->cf->path,
+							   (uint32_t)(gi - om->base) };
+	}
+	return (struct catalog__op_place){ NULL, 0 }; /* cannot be: every entry is a module's */
+}
+
+/* One evaluation of an @ops argument in test_file (class cls or -1); for the memo, *places
+ * (malloc'ed, may be NULL) where each entry of the answer is, and into `reads` what it read
+ * (o->uncollected: not all of it). */
+static int evaluate(struct ol *o, const struct catalog_file *test_file, int cls, const char *arg,
+		    struct catalog_op_list *out, struct catalog__op_place **places,
+		    struct readset *reads)
+{
+	*places = NULL;
+	o->n_collect = 0;
+	o->uncollected = false;
+	collect_push(o, reads);
 	o->approx = false;
 	o->why[0] = '\0';
 	o->cur = NULL;
@@ -1431,6 +1634,8 @@ static int evaluate(struct ol *o, const struct catalog_file *test_file, int cls,
 		return 0;
 	if (!rc)
 		rc = eval_module(o, tm);
+	if (!rc)
+		note_module(o, tm);
 	/* a decorator in a class body sees the class's bindings before the module's */
 	struct ol_module cm = { .cf = test_file,
 				.module = tm ? tm->module : NULL,
@@ -1441,6 +1646,8 @@ static int evaluate(struct ol *o, const struct catalog_file *test_file, int cls,
 	struct ol_module *scope = cls >= 0 && tm ? &cm : tm;
 	if (!rc && scope == &cm)
 		rc = eval_module(o, &cm);
+	if (!rc && scope == &cm)
+		note_module(o, &cm);
 	char *text = rc ? NULL : strip_comments(arg);
 	if (!rc && !text)
 		rc = err_set(ERR_NOMEM, "op lists");
@@ -1451,16 +1658,20 @@ static int evaluate(struct ol *o, const struct catalog_file *test_file, int cls,
 		v.n = 0;
 		ok = all_entries(o, &v) ? o->err : 1;
 	}
-	if (ok > 0 && v.n && !(out->entries = calloc(v.n, sizeof *out->entries)))
+	unsigned char *seen = NULL; /* a bit per evaluator entry: each entry once */
+	if (ok > 0 && v.n &&
+	    (!(out->entries = calloc(v.n, sizeof *out->entries)) ||
+	     !(*places = calloc(v.n, sizeof **places)) || !(seen = calloc(o->n_e / 8 + 1, 1))))
 		ok = err_set(ERR_NOMEM, "op lists");
 	for (size_t i = 0; ok > 0 && i < v.n; i++) {
-		const struct scan_opinfo *e = o->e[v.v[i]].o;
-		bool dup = false;
-		for (size_t j = 0; j < out->n && !dup; j++)
-			dup = out->entries[j] == e;
-		if (!dup)
-			out->entries[out->n++] = e;
+		uint32_t g = v.v[i];
+		if (seen[g / 8] & 1u << g % 8)
+			continue;
+		seen[g / 8] |= (unsigned char)(1u << g % 8);
+		(*places)[out->n] = place_of(o, g);
+		out->entries[out->n++] = o->e[g].o;
 	}
+	free(seen);
 	if (ok > 0 && o->approx && !(out->why = strdup(o->why)))
 		ok = err_set(ERR_NOMEM, "op lists");
 	if (ok > 0)
@@ -1468,6 +1679,8 @@ static int evaluate(struct ol *o, const struct catalog_file *test_file, int cls,
 	free(v.v);
 	free(text);
 	strmap_free(&cm.env);
+	readset_free(&cm.deps);
+	o->n_collect = 0;
 	return ok < 0 ? ok : 0;
 }
 
@@ -1499,11 +1712,31 @@ int catalog__op_list(const struct catalog *cat, const struct catalog_file *test_
 			return 0;
 		}
 	}
-	struct ol *o = ol_of(cat);
-	struct catalog_op_list *l = o ? calloc(1, sizeof *l) : NULL;
-	int rc = !o ? ERR_NOMEM : !l ? err_set(ERR_NOMEM, "op lists") : 0;
-	if (!rc)
-		rc = evaluate(o, test_file, cls, arg, l);
+	/* an answer another catalog of the cache had for the same inputs */
+	struct catalog_op_list *l = NULL;
+	int rc = catalog__oplist_memo_get(cat, test_file, cls, arg, &l);
+	if (rc < 0) {
+		free(key);
+		return rc;
+	}
+	struct catalog__op_place *places = NULL;
+	struct ol *o = NULL;
+	if (rc == 1) {
+		priv->cache->oplist_memo_hits++;
+		rc = 0;
+	} else {
+		o = ol_of(cat);
+		l = o ? calloc(1, sizeof *l) : NULL;
+		rc = !o ? ERR_NOMEM : !l ? err_set(ERR_NOMEM, "op lists") : 0;
+		struct readset reads = { 0 };
+		if (!rc)
+			rc = evaluate(o, test_file, cls, arg, l, &places, &reads);
+		if (!rc && !o->uncollected)
+			rc = catalog__oplist_memo_put(cat, test_file, cls, arg, l, places, reads.v,
+						      reads.n);
+		readset_free(&reads);
+	}
+	free(places);
 	/* The map keeps the key it was given: freed with the map. */
 	if (!rc && priv && strmap_put(&priv->op_lists, key, (intptr_t)l))
 		rc = err_set(ERR_NOMEM, "op lists");
@@ -1541,20 +1774,22 @@ int catalog__op_variants(const struct catalog *cat, const struct catalog_file *t
 	if (ok > 0 && !out)
 		ok = err_set(ERR_NOMEM, "op lists");
 	size_t k = 0;
+	struct strmap names_seen = { 0 }; /* keys: out's strings */
 	for (size_t i = 0; ok > 0 && i < l->n; i++) {
 		char *s = formatted_name(l->entries[i]);
 		if (!s) {
 			ok = err_set(ERR_NOMEM, "op lists");
 			break;
 		}
-		bool dup = false;
-		for (size_t j = 0; j < k && !dup; j++)
-			dup = strcmp(out[j], s) == 0;
-		if (dup)
+		if (strmap_get(&names_seen, s, NULL)) {
 			free(s);
-		else
-			out[k++] = s;
+			continue;
+		}
+		out[k++] = s;
+		if (strmap_put(&names_seen, s, 0))
+			ok = err_set(ERR_NOMEM, "op lists");
 	}
+	strmap_free(&names_seen);
 	if (ok == 2 && !(*why = strdup(l->why)))
 		ok = err_set(ERR_NOMEM, "op lists");
 	if (ok > 0) {

@@ -412,7 +412,9 @@ int main(int argc, char **argv)
 	struct figure smax = { "next commit (reuse, worst)", n_seq ? seq[seq_worst] : 0, floor[wi],
 			       floor_names[wi], 0.1 };
 	size_t tree_hits = selector_catalog_cache_tree_hits(cache),
-	       derived = selector_catalog_cache_derived(cache), memo_resolved, memo_hits;
+	       derived = selector_catalog_cache_derived(cache), memo_resolved, memo_hits,
+	       ol_hits = selector_catalog_cache_oplist_hits(cache),
+	       ol_kept = selector_catalog_cache_oplists_kept(cache);
 	selector_drift_memo_counts(e.memo, &memo_resolved, &memo_hits);
 	selector_drift_memo_destroy(e.memo);
 	e.memo = NULL;
@@ -522,8 +524,9 @@ int main(int argc, char **argv)
 		print_figure(&smax, false, false);
 		printf("  %zu commits oldest first, each base the previous head; %zu catalogs "
 		       "reused by tree id, %zu derived from the previous one; stale drift resolved "
-		       "%zu ids, found %zu in its memo\n  mean of the parts:",
-		       n_seq, tree_hits, derived, memo_resolved, memo_hits);
+		       "%zu ids, found %zu in its memo; @ops answers: %zu taken from an earlier "
+		       "catalog, %zu kept\n  mean of the parts:",
+		       n_seq, tree_hits, derived, memo_resolved, memo_hits, ol_hits, ol_kept);
 		for (int k = 0; k < 5; k++)
 			printf(" %s %.1f ms%s", part_names[k],
 			       n_seq ? reuse_part[k] / n_seq * 1e3 : 0, k < 4 ? "," : "\n");

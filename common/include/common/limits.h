@@ -101,6 +101,9 @@
 #define IMPACT_OVERLAY_FILES_MAX 256
 /* Source graphs a catalog cache keeps for heads to be laid over (heads on two bases). */
 #define CATALOG_SOURCES_MAX 2
+/* @ops answers a catalog cache keeps across catalogs before it starts again (PyTorch has about
+ * a thousand distinct ones). */
+#define CATALOG_OPLIST_MEMO_MAX 16384
 /* Test ids a stage 3 drift memo keeps before it starts again. */
 #define SELECT_DRIFT_MEMO_MAX 2000000
 /* Stage 2's message signal (impact_message.c): bytes of one commit message read (the rest is

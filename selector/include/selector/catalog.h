@@ -120,6 +120,10 @@ size_t selector_catalog_cache_scans(const struct catalog_cache *cache);
 void selector_catalog_cache_set_trees(struct catalog_cache *cache, size_t n);
 /* Builds that returned a whole catalog by tree id instead of walking the tree. */
 size_t selector_catalog_cache_tree_hits(const struct catalog_cache *cache);
+/* @ops answers taken from another catalog of the cache instead of evaluated again, and the
+ * answers the cache keeps. */
+size_t selector_catalog_cache_oplist_hits(const struct catalog_cache *cache);
+size_t selector_catalog_cache_oplists_kept(const struct catalog_cache *cache);
 /* Builds that started from the newest kept catalog and the paths where its tree and the new
  * one differ (at most a few thousand) instead of walking the tree; when no file of interest
  * differs, the kept catalog itself is returned (and kept under the new tree id too). */

@@ -576,6 +576,26 @@ Test(impact_shapes, consecutive_commits_kept_equal_fresh)
 	test_repo_destroy(&s.t);
 }
 
+/* An entry removed from the op database: the tests whose op lists held it at the base are
+ * selected (found in the base's lists: the head's no longer have it), the others are not. */
+Test(impact_shapes, op_database_entry_removed)
+{
+	struct shapes s;
+	build(&s);
+	golden_signal = IMPACT_OPDB;
+	const char *bar[] = { "test/test_opdb.py::TestOpdb::test_bar" };
+	const char *without_bar = "import torch.a.ops\n"
+				  "def sample_inputs_foo(op_info, device, dtype, requires_grad):\n"
+				  "    return [torch.a.ops.s_sample(1)]\n"
+				  "op_db = [\n"
+				  "    OpInfo('foo', op=lambda x: torch.a.ops.s_oplambda(x),\n"
+				  "           sample_inputs_func=sample_inputs_foo),\n"
+				  "]\n";
+	expect(&s, "torch/testing/_internal/common_methods_invocations.py", without_bar, bar, 1,
+	       "@ops over bar: op database entry removed");
+	test_repo_destroy(&s.t);
+}
+
 /* An op database entry's lambda and its sample inputs function: a change of what they call
  * selects the @ops tests over that entry's op, not those over another op. */
 Test(impact_shapes, op_database_lambdas_and_sample_inputs)
