@@ -183,8 +183,10 @@ static int output(const struct run *r, const struct select_args *a)
 	}
 	if (a->json) {
 		char *s = selector_report_json(&r->sel.rep);
-		if (!s)
+		if (!s) {
+			fprintf(stderr, "spyre-ci select: %s\n", err_last());
 			return CLI_FAILED;
+		}
 		puts(s);
 		free(s);
 		return CLI_OK;
@@ -233,7 +235,9 @@ const char cmd_select_help[] =
     "                 tests edited, op database entries, callers of changed functions, native\n"
     "                 ops, tests named in the commit messages; each with a reason and a\n"
     "                 score; a change it cannot trace (build files, torch/__init__.py, a\n"
-    "                 deleted module, a limit) selects every test and says so (the fallback)\n"
+    "                 deleted module, a submodule, a file it cannot scan, C++ outside the\n"
+    "                 kernels, anything but docs that no signal reads, a limit) selects\n"
+    "                 every test and says so (the fallback)\n"
     "  3 eligibility  each candidate resolved against the specs: skip drops it, the others are\n"
     "                 expanded into kernel cases; spec drift is reported (new tests under an\n"
     "                 unlisted mode, spec names that match no test any more)\n"
@@ -258,7 +262,8 @@ const char cmd_select_help[] =
     "                   re-scans only the files that changed (delete DIR to clear it)\n"
     "  --json           {stages: [4 x {name, in, out}], tests: [{id, score, reasons,\n"
     "                   kernel_cases[, case_sources]}], drift, fallback,\n"
-    "                   estimate_seconds, changed_files[, shards]}\n"
+    "                   estimate_seconds, changed_files[, shards][, escaped]}; a path\n"
+    "                   that is not UTF-8 is written with \\ooo escapes, and escaped: true\n"
     "  --explain TEST   every stage's decision for one test id (path::Class::method)\n"
     "  --cases          instead of the report, the kernel cases of the scheduled tests in\n"
     "                   rank order (the cases `run` runs), one JSON object a line with the\n"

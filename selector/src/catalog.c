@@ -20,7 +20,7 @@ static bool has_suffix(const char *s, const char *suf)
 	return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-static bool file_kind(const char *path, enum catalog_file_kind *kind)
+bool catalog__file_kind(const char *path, enum catalog_file_kind *kind)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -120,7 +120,7 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 	char path[PATH_TEXT_MAX];
 	int pl = snprintf(path, sizeof(path), "%s%s", root, git_tree_entry_name(entry));
 	enum catalog_file_kind kind;
-	if (pl < 0 || (size_t)pl >= sizeof(path) || !file_kind(path, &kind))
+	if (pl < 0 || (size_t)pl >= sizeof(path) || !catalog__file_kind(path, &kind))
 		return 0;
 	return add_file(w, path, (size_t)pl, git_tree_entry_id(entry), kind) ? -1 : 0;
 }
@@ -179,7 +179,7 @@ static int derive(struct walk *w, const struct catalog *prev, git_tree *tree, bo
 	size_t k = 0;
 	for (size_t i = 0; i < td.n; i++) {
 		/* As the walk: a path too long for it is no file of interest. */
-		if (strlen(td.paths[i]) < PATH_TEXT_MAX && file_kind(td.paths[i], &kind))
+		if (strlen(td.paths[i]) < PATH_TEXT_MAX && catalog__file_kind(td.paths[i], &kind))
 			td.paths[k++] = td.paths[i];
 		else
 			free(td.paths[i]);
@@ -204,7 +204,8 @@ static int derive(struct walk *w, const struct catalog *prev, git_tree *tree, bo
 			j++; /* a type change lists a path twice */
 		git_tree_entry *e = NULL;
 		if (git_tree_entry_bypath(&e, tree, path) == 0) {
-			if (git_tree_entry_type(e) == GIT_OBJECT_BLOB && file_kind(path, &kind))
+			if (git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
+			    catalog__file_kind(path, &kind))
 				rc = add_file(w, path, strlen(path), git_tree_entry_id(e), kind);
 			git_tree_entry_free(e);
 		}
@@ -289,7 +290,7 @@ static int apply_override(struct walk *w, struct catalog_override *o, size_t *mi
 {
 	enum catalog_file_kind kind;
 	o->found = true;
-	if (!o->blob || null_id(o->blob) || !file_kind(o->path, &kind))
+	if (!o->blob || null_id(o->blob) || !catalog__file_kind(o->path, &kind))
 		return 0;
 	git_oid oid;
 	git_object *obj = NULL;

@@ -13,6 +13,7 @@
 #include "catalog_internal.h"
 #include "common/err.h"
 #include "common/limits.h"
+#include "common/log.h"
 
 #define CACHE_KEY_MAX 64 /* a blob cache key: 40 hex + kind + "-" + 16 hex (the path's hash) */
 
@@ -257,8 +258,11 @@ static int blob_parse(struct cache_entry *e, enum catalog_file_kind kind, const 
 	switch (kind) {
 	case CATALOG_TEST:
 	case CATALOG_SOURCE:
-		if (len > PYTHON_FILE_MAX)
-			return 0; /* left unscanned: the file is too big to reason about */
+		if (len > PYTHON_FILE_MAX) { /* left unscanned: too big to reason about */
+			log_warn("scan: %s is %zu bytes, over the bound of %zu: not scanned", path,
+				 len, (size_t)PYTHON_FILE_MAX);
+			return 0;
+		}
 		return selector_scan(&e->blob.scan, path, module, data, len);
 	case CATALOG_YAML:
 		return catalog__parse_yaml(&e->blob, &e->arena, path, data, len);

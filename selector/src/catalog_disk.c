@@ -17,7 +17,7 @@
 #include "common/fsutil.h"
 #include "common/limits.h"
 
-#define CATALOG_DISK_MAGIC "spyre-catalog-11\n"
+#define CATALOG_DISK_MAGIC "spyre-catalog-12\n"
 #define NULL_LEN           0xffffffffu
 
 /* ---- writing ---- */

@@ -32,6 +32,10 @@ int strmap_put(struct strmap *m, const char *key, intptr_t value);
 int strmap_get(const struct strmap *m, const char *key, intptr_t *value);
 void strmap_free(struct strmap *m);
 
+/* Whether a path is a file the catalog reads, and as what: test_*.py under test/, .py under torch/,
+ * native_functions.yaml, aten/src/ATen/native/ C++ sources (catalog.c). */
+bool catalog__file_kind(const char *path, enum catalog_file_kind *kind);
+
 /* The tests of test file `file` of `cat` appended to cat->tests, ids and op name lists in `a`
  * (catalog_tests.c). */
 int catalog__file_tests(struct catalog *cat, size_t *cap, struct arena *a, size_t file);

@@ -165,7 +165,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 
 /* Git's C-style quoting, except that valid UTF-8 is kept as it is (readable names stay
  * readable); every other byte that is not printable ASCII becomes a three-digit octal escape. */
-static char *escape_path(const char *bytes, size_t len)
+char *changes__escape(const char *bytes, size_t len)
 {
 	char *t = malloc(len * 4 + 1);
 	if (!t)
@@ -240,7 +240,7 @@ int changes__path_set(struct change_path *p, const char *bytes, size_t len)
 		return err_set(ERR_INVAL, "a path with a NUL byte");
 	changes__path_finish(p);
 	p->bytes = malloc(len + 1);
-	p->text = escape_path(bytes, len);
+	p->text = changes__escape(bytes, len);
 	if (!p->bytes || !p->text) {
 		changes__path_finish(p);
 		return err_set(ERR_NOMEM, "change set: out of memory");

@@ -35,6 +35,8 @@ int changes__hit(struct change_builder *b, const char *what, uint64_t limit);
 /* Sets a path from bytes (copying them) and builds its printable form. ERR_INVAL for a NUL in
  * the bytes or an empty path, ERR_LIMIT past PATH_TEXT_MAX. */
 int changes__path_set(struct change_path *p, const char *bytes, size_t len);
+/* bytes[0..len) as printable text (struct change_path's `text`), malloc'ed; NULL: no memory. */
+char *changes__escape(const char *bytes, size_t len);
 /* Copies a path (both forms). */
 int changes__path_copy(struct change_path *dst, const struct change_path *src);
 void changes__path_finish(struct change_path *p);

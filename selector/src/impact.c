@@ -80,6 +80,107 @@ static bool glob_path(const char *glob, const char *path)
 	return fnmatch(glob, path, 0) == 0;
 }
 
+/* Paths that no test can read: a change of only these selects nothing. Everything else the
+ * selector does not read widens (docs/select.md, "What widens"). */
+static const char *const no_effect[] = {
+	"docs/*", ".github/*",  "*.md",     "*.rst",      "LICENSE",
+	"NOTICE", "CODEOWNERS", ".mailmap", ".gitignore",
+};
+
+static bool has_no_effect(const char *path)
+{
+	for (size_t g = 0; g < sizeof(no_effect) / sizeof(*no_effect); g++) {
+		const char *glob = no_effect[g];
+		size_t gl = strlen(glob);
+		if (glob[gl - 1] == '*' && glob[gl - 2] == '/' ? strncmp(path, glob, gl - 1) == 0
+							       : glob_path(glob, path))
+			return true;
+	}
+	return false;
+}
+
+static const char *mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case CHANGE_MODE_SYMLINK:
+		return "a symlink";
+	case CHANGE_MODE_GITLINK:
+		return "a submodule";
+	case CHANGE_MODE_NONE:
+		return "nothing";
+	default:
+		return "a file";
+	}
+}
+
+/* Why a Python file of the head catalog cannot be read (NULL when it can): a NUL byte, not
+ * UTF-8, over the size bound. */
+static const char *unscannable(const struct catalog *cat, const char *path, char *buf, size_t n)
+{
+	const struct catalog_file *cf = selector_catalog_file(cat, path);
+	if (!cf || (cf->kind != CATALOG_TEST && cf->kind != CATALOG_SOURCE) || !cf->blob)
+		return NULL;
+	const struct scan_file *sf = cf->blob->scan;
+	if (!sf) {
+		snprintf(buf, n, "over the size bound of %zu bytes", (size_t)PYTHON_FILE_MAX);
+		return buf;
+	}
+	if (!sf->skipped)
+		return NULL;
+	snprintf(buf, n, "%s", sf->n_warnings ? sf->warnings[0].message : "not scannable");
+	return buf;
+}
+
+/* Why changed file fc must select every test, or NULL when the selector's signals read it (or
+ * no test can). */
+static const char *widens(struct ictx *x, const struct file_change *fc, char *buf, size_t n)
+{
+	const char *path = fc->new_path.text, *old = fc->old_path.text;
+	const char *np = fc->new_path.bytes, *op = fc->old_path.bytes;
+	if (fc->old_mode == CHANGE_MODE_GITLINK || fc->new_mode == CHANGE_MODE_GITLINK) {
+		snprintf(buf, n, "submodule %s %s", path,
+			 fc->old_mode != CHANGE_MODE_GITLINK   ? "added"
+			 : fc->new_mode != CHANGE_MODE_GITLINK ? "removed"
+							       : "moved to another commit");
+		return buf;
+	}
+	if (strcmp(np, ".gitmodules") == 0 || strcmp(op, ".gitmodules") == 0) {
+		snprintf(buf, n, ".gitmodules changed (the submodules' map)");
+		return buf;
+	}
+	bool gone = fc->new_mode == CHANGE_MODE_NONE;
+	if (has_no_effect(np) && has_no_effect(op))
+		return NULL;
+	if (fc->status == CHANGE_TYPECHANGE || (fc->old_mode == CHANGE_MODE_SYMLINK) !=
+						   (fc->new_mode == CHANGE_MODE_SYMLINK && !gone)) {
+		snprintf(buf, n, "%s changed from %s to %s", path, mode_name(fc->old_mode),
+			 mode_name(fc->new_mode));
+		return buf;
+	}
+	if (fc->new_mode == CHANGE_MODE_SYMLINK) {
+		snprintf(buf, n, "%s is a symlink (what it points to is not read)", path);
+		return buf;
+	}
+	enum catalog_file_kind kn, ko;
+	bool read_new = catalog__file_kind(np, &kn), read_old = catalog__file_kind(op, &ko);
+	if (!read_new || !read_old) {
+		snprintf(buf, n, "%s changed%s: no signal reads it, so any test may depend on it",
+			 !read_new ? path : old, fc->binary ? " (binary)" : "");
+		return buf;
+	}
+	char why[200];
+	if (!gone && (kn == CATALOG_TEST || kn == CATALOG_SOURCE)) {
+		if (fc->binary && !unscannable(x->head, np, why, sizeof why))
+			snprintf(why, sizeof why, "binary content");
+		if (fc->binary || unscannable(x->head, np, why, sizeof why)) {
+			snprintf(buf, n, "%s cannot be scanned (%s)%s", path, why,
+				 kn == CATALOG_TEST ? ": its tests are unknown" : "");
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 static int fallback_reason(struct ictx *x, char *buf, size_t n)
 {
 	const struct impact_config *cfg = x->cfg;
@@ -100,18 +201,23 @@ static int fallback_reason(struct ictx *x, char *buf, size_t n)
 			for (size_t g = 0; g < ng; g++)
 				if (glob_path(globs[g], paths[p])) {
 					snprintf(buf, n, "%s changed (fallback rule '%s')",
-						 paths[p], globs[g]);
+						 p ? fc->old_path.text : fc->new_path.text,
+						 globs[g]);
 					return 1;
 				}
 		const char *old = fc->old_path.bytes;
 		if ((fc->status == CHANGE_DELETED || fc->status == CHANGE_RENAMED) &&
 		    strncmp(old, "torch/", 6) == 0 && strlen(old) > 3 &&
 		    strcmp(old + strlen(old) - 3, ".py") == 0) {
-			snprintf(buf, n, "torch module %s %s", old,
+			snprintf(buf, n, "torch module %s %s", fc->old_path.text,
 				 fc->status == CHANGE_DELETED ? "deleted" : "renamed");
 			return 1;
 		}
 	}
+	/* then what no signal reads (after the rules above, whose reasons are the familiar ones) */
+	for (size_t i = 0; i < x->cs->n_files; i++)
+		if (widens(x, &x->cs->files[i], buf, n))
+			return 1;
 	return 0;
 }
 
@@ -543,6 +649,93 @@ static int rules_signal(struct ictx *x, const char *path)
 
 /* ---- the run ---- */
 
+/* ---- test files imported by test files ---- */
+
+/* Whether a test file's code differs beyond comments and formatting (or one side is missing). */
+static bool test_code_differs(const struct scan_file *h, const struct scan_file *b)
+{
+	if (!h || !b || h->module_hash != b->module_hash || h->n_functions != b->n_functions ||
+	    h->n_classes != b->n_classes)
+		return true;
+	for (size_t i = 0; i < h->n_functions; i++)
+		if (h->functions[i].body_hash != b->functions[i].body_hash ||
+		    strcmp(h->functions[i].qualname, b->functions[i].qualname) != 0)
+			return true;
+	for (size_t i = 0; i < h->n_classes; i++)
+		if (h->classes[i].body_hash != b->classes[i].body_hash)
+			return true;
+	return false;
+}
+
+/* Whether sf imports the module of test file `path` under any name Python may know it by: its
+ * dotted path from the root, or from any directory below it (PyTorch's inductor tests put
+ * test/ on sys.path: `from inductor.test_torchinductor import ...`). */
+static bool imports_test_file(const struct scan_file *sf, const char *path)
+{
+	char dotted[PATH_TEXT_MAX];
+	size_t n = strlen(path);
+	if (n < 4 || n - 3 >= sizeof dotted || strcmp(path + n - 3, ".py") != 0)
+		return false;
+	memcpy(dotted, path, n - 3);
+	dotted[n - 3] = '\0';
+	for (char *c = dotted; *c; c++)
+		*c = *c == '/' ? '.' : *c;
+	for (size_t i = 0; i < sf->n_imports; i++) {
+		const struct scan_import *im = &sf->imports[i];
+		for (const char *m = dotted; m; m = strchr(m, '.') ? strchr(m, '.') + 1 : NULL) {
+			size_t ml = strlen(m);
+			const char *t = im->target ? im->target : "";
+			const char *mod = im->module ? im->module : "";
+			/* `import M`, `from M import x`, `from P import M` (target P.M) */
+			if ((strncmp(mod, m, ml) == 0 && (!mod[ml] || mod[ml] == '.')) ||
+			    (strncmp(t, m, ml) == 0 && (!t[ml] || t[ml] == '.')))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Test file `path` changed: every test of each test file that imports it (and of those that
+ * import those) is selected, file by file: what it takes (a helper, a base class, a whole
+ * TestCase) is the file's own code. */
+static int test_importers(struct ictx *x, const char *path)
+{
+	size_t nf = x->head->n_files;
+	uint8_t *seen = calloc(nf + 1, 1);
+	size_t *queue = calloc(nf + 1, sizeof *queue), qn = 0;
+	if (!seen || !queue) {
+		free(seen), free(queue);
+		return err_set(ERR_NOMEM, "impact: importers of %s", path);
+	}
+	int rc = 0;
+	const struct catalog_file *self = selector_catalog_file(x->head, path);
+	if (self)
+		seen[self - x->head->files] = 1;
+	const char *cur = path;
+	for (size_t q = 0;; q++) {
+		for (size_t f = 0; !rc && f < nf; f++) {
+			const struct catalog_file *cf = &x->head->files[f];
+			if (seen[f] || cf->kind != CATALOG_TEST || !cf->blob || !cf->blob->scan ||
+			    !imports_test_file(cf->blob->scan, cur))
+				continue;
+			seen[f] = 1;
+			queue[qn++] = f;
+			char why[2 * PATH_TEXT_MAX + 64];
+			if (cur == path)
+				snprintf(why, sizeof why, "imports %s (changed)", path);
+			else
+				snprintf(why, sizeof why, "imports %s, which imports %s (changed)",
+					 cur, path);
+			rc = file_tests_all(x, f, IMPACT_TEST_MODULE, 0.8, why);
+		}
+		if (rc || q >= qn)
+			break;
+		cur = x->head->files[queue[q]].path;
+	}
+	free(seen), free(queue);
+	return rc;
+}
+
 static int file_signals(struct ictx *x, const struct file_change *fc)
 {
 	const struct catalog_file *hf = selector_catalog_file(x->head, fc->new_path.bytes);
@@ -557,7 +750,13 @@ static int file_signals(struct ictx *x, const struct file_change *fc)
 		return rc;
 	switch (f->kind) {
 	case CATALOG_TEST:
-		return hf ? test_file_signal(x, hf, bf) : 0;
+		rc = hf ? test_file_signal(x, hf, bf) : 0;
+		if (!rc && test_code_differs(hf && hf->blob ? hf->blob->scan : NULL,
+					     bf && bf->blob ? bf->blob->scan : NULL))
+			rc = test_importers(x, f->path);
+		if (!rc && bf && hf && strcmp(bf->path, hf->path) != 0) /* renamed: the old name */
+			rc = test_importers(x, bf->path);
+		return rc;
 	case CATALOG_SOURCE:
 		if (f->opdb && (rc = opdb_signal(x, hf, bf, fc)))
 			return rc;

@@ -1,12 +1,14 @@
 /* The report's writers: text (the funnel on one line, then the scheduled tests with their
  * reasons, the drift and the shard plan), JSON (`stages`, `tests`, `drift`, `fallback`,
- * `changed_files` (stage 1's count of files), and `shards` when planned) and `--explain` (every
+ * `changed_files` (stage 1's count of files), `shards` when planned, `escaped` when a string had
+ * bytes that are not UTF-8) and `--explain` (every
  * stage's decision for one test). */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "changes_internal.h"
 #include "common/err.h"
 #include "common/jsonx.h"
 #include "select_internal.h"
@@ -97,6 +99,23 @@ static json_t *num(double v)
 	return json_real(round(v * 1e6) / 1e6);
 }
 
+/* A string of the report (a test id, a path, a reason) as JSON: JSON strings are UTF-8, so one
+ * with other bytes (a path git allows) is written as its printable text, bytes that are not
+ * UTF-8 as \ooo escapes, and the document says so ("escaped": true). NULL: null. */
+static json_t *text(const char *s, bool *escaped)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *t = changes__escape(s, strlen(s));
+	j = t ? json_string(t) : NULL;
+	free(t);
+	*escaped = *escaped || j;
+	return j;
+}
+
 static int add_stages(json_t *root, const struct select_report *rep)
 {
 	json_t *a = json_array();
@@ -128,11 +147,12 @@ static int add_sources(json_t *o, const struct select_test *t)
 	return 0;
 }
 
-static int add_test(json_t *a, const struct select_test *t)
+static int add_test(json_t *a, const struct select_test *t, bool *esc)
 {
 	json_t *o = json_object(), *rs = json_array();
 	if (jx_append_new(a, o) < 0 || jx_set_new(o, "reasons", rs) < 0 ||
-	    jx_set_str(o, "id", t->id) < 0 || jx_set_new(o, "score", num(t->score)) < 0 ||
+	    jx_set_new(o, "id", text(t->id, esc)) < 0 ||
+	    jx_set_new(o, "score", num(t->score)) < 0 ||
 	    jx_set_int(o, "kernel_cases", (int64_t)t->kernel_cases) < 0)
 		return ERR_NOMEM;
 	if (add_sources(o, t) < 0)
@@ -141,13 +161,13 @@ static int add_test(json_t *a, const struct select_test *t)
 		json_t *r = json_object();
 		if (jx_append_new(rs, r) < 0 || jx_set_str(r, "kind", t->reasons[i].kind) < 0 ||
 		    jx_set_new(r, "score", num(t->reasons[i].score)) < 0 ||
-		    jx_set_str(r, "text", t->reasons[i].text) < 0)
+		    jx_set_new(r, "text", text(t->reasons[i].text, esc)) < 0)
 			return ERR_NOMEM;
 	}
 	return 0;
 }
 
-static int add_drift(json_t *root, const struct select_report *rep)
+static int add_drift(json_t *root, const struct select_report *rep, bool *esc)
 {
 	json_t *a = json_array();
 	if (jx_set_new(root, "drift", a) < 0)
@@ -156,7 +176,8 @@ static int add_drift(json_t *root, const struct select_report *rep)
 		const struct select_drift *d = &rep->drift[i];
 		json_t *o = json_object();
 		if (jx_append_new(a, o) < 0 || jx_set_str(o, "kind", drift_kind(d->kind)) < 0 ||
-		    jx_set_str(o, "test", d->test) < 0 || jx_set_str(o, "where", d->where) < 0 ||
+		    jx_set_new(o, "test", text(d->test, esc)) < 0 ||
+		    jx_set_new(o, "where", text(d->where, esc)) < 0 ||
 		    jx_set_str(o, "mode",
 			       d->kind == SELECT_DRIFT_UNLISTED ? testspecs_mode_name(d->mode)
 								: NULL) < 0)
@@ -165,7 +186,7 @@ static int add_drift(json_t *root, const struct select_report *rep)
 	return 0;
 }
 
-static int add_shards(json_t *root, const struct select_report *rep)
+static int add_shards(json_t *root, const struct select_report *rep, bool *esc)
 {
 	json_t *a = json_array();
 	if (jx_set_new(root, "shards", a) < 0)
@@ -177,7 +198,7 @@ static int add_shards(json_t *root, const struct select_report *rep)
 			return ERR_NOMEM;
 		for (size_t i = 0; i < rep->n_tests; i++)
 			if (rep->tests[i].shard == (int)w &&
-			    jx_append_new(ids, json_string(rep->tests[i].id)) < 0)
+			    jx_append_new(ids, text(rep->tests[i].id, esc)) < 0)
 				return ERR_NOMEM;
 	}
 	return 0;
@@ -185,20 +206,24 @@ static int add_shards(json_t *root, const struct select_report *rep)
 
 static int build_json(json_t *root, const struct select_report *rep)
 {
+	bool esc = false;
 	json_t *tests = json_array(), *fb = json_object();
 	if (add_stages(root, rep) < 0 || jx_set_new(root, "tests", tests) < 0 ||
-	    jx_set_new(root, "fallback", fb) < 0 || add_drift(root, rep) < 0)
+	    jx_set_new(root, "fallback", fb) < 0 || add_drift(root, rep, &esc) < 0)
 		return ERR_NOMEM;
 	if (jx_set_bool(fb, "active", rep->fallback) < 0 ||
-	    jx_set_str(fb, "reason", rep->fallback ? rep->fallback_reason : NULL) < 0)
+	    jx_set_new(fb, "reason", text(rep->fallback ? rep->fallback_reason : NULL, &esc)) < 0)
 		return ERR_NOMEM;
 	for (size_t i = 0; i < rep->n_tests; i++)
-		if (rep->tests[i].fate == SELECT_SCHEDULED && add_test(tests, &rep->tests[i]) < 0)
+		if (rep->tests[i].fate == SELECT_SCHEDULED &&
+		    add_test(tests, &rep->tests[i], &esc) < 0)
 			return ERR_NOMEM;
 	if (jx_set_new(root, "estimate_seconds", num(rep->est_seconds)) < 0 ||
 	    jx_set_int(root, "changed_files", (int64_t)rep->changed_files) < 0)
 		return ERR_NOMEM;
-	return rep->n_shards ? add_shards(root, rep) : 0;
+	if (rep->n_shards && add_shards(root, rep, &esc) < 0)
+		return ERR_NOMEM;
+	return esc && jx_set_bool(root, "escaped", true) < 0 ? ERR_NOMEM : 0;
 }
 
 char *selector_report_json(const struct select_report *rep)

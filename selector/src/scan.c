@@ -220,10 +220,16 @@ int selector_scan(struct scan_file **out, const char *path, const char *module_p
 		     ? err_set(ERR_NOMEM, "scan: out of memory")
 		     : 0;
 	size_t bad = rc ? len : utf8_invalid_at((const unsigned char *)st.d, len);
+	const char *nul = rc || !len ? NULL : memchr(st.d, '\0', len);
 	if (!rc && bad < len) {
 		f->skipped = true;
 		scan__warn(&st, 0, "not UTF-8 at byte offset %zu: skipped", bad);
 		log_warn("scan: %s is not UTF-8 at byte offset %zu: skipped", path, bad);
+	} else if (!rc && nul) { /* Python refuses such source too ("null bytes") */
+		f->skipped = true;
+		scan__warn(&st, 0, "a NUL byte at byte offset %zu: skipped", (size_t)(nul - st.d));
+		log_warn("scan: %s has a NUL byte at byte offset %zu: skipped", path,
+			 (size_t)(nul - st.d));
 	} else if (!rc) {
 		rc = scan_lines(&st);
 		if (!rc)

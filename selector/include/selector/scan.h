@@ -211,7 +211,7 @@ struct scan_warning {
 struct scan_file {
 	const char *path;
 	const char *module_path; /* as given, may be NULL */
-	bool skipped;            /* not UTF-8: nothing else is filled in; see warnings */
+	bool skipped; /* not UTF-8 or a NUL byte: nothing else is filled in; see warnings */
 	uint32_t n_lines;
 	/* Every statement outside a def (decorators, def lines and bodies), made as a function's
 	 * body hash is, without the module's docstring and without the op database entries (each
