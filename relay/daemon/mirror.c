@@ -188,6 +188,35 @@ int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n, const atom
 	return rc;
 }
 
+int mirror_heads(const char *url, git_repository *repo, char *const *names, size_t n, bool *present)
+{
+	for (size_t i = 0; i < n; i++)
+		present[i] = false;
+	git_remote *remote = NULL;
+	int rc = mirror_remote(&remote, repo, url);
+	if (rc == 0 && git_remote_connect(remote, GIT_DIRECTION_FETCH, NULL, NULL, NULL) < 0) {
+		/* a path that is not there says so more plainly than libgit2 does */
+		struct stat st;
+		if (!strstr(url, "://") && !strchr(url, '@') && stat(url, &st) != 0)
+			rc = err_set(ERR_IO, "upstream path %s does not exist", url);
+		else
+			rc = git_fail("upstream unreachable: connect");
+	}
+	const git_remote_head **heads = NULL;
+	size_t nh = 0;
+	if (rc == 0 && git_remote_ls(&heads, &nh, remote) < 0)
+		rc = git_fail("upstream: list of refs");
+	for (size_t h = 0; rc == 0 && h < nh; h++)
+		if (strncmp(heads[h]->name, "refs/heads/", 11) == 0)
+			for (size_t i = 0; i < n; i++)
+				present[i] =
+				    present[i] || strcmp(heads[h]->name + 11, names[i]) == 0;
+	if (remote)
+		git_remote_disconnect(remote);
+	git_remote_free(remote);
+	return rc;
+}
+
 void mirror_base(char base[41], git_repository *repo, const char *prev, const char *tip)
 {
 	git_oid p, t, mb;

@@ -5,6 +5,7 @@
 
 #include <git2.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Writes state_dir/mirror.git into `out`; ERR_LIMIT when it does not fit. */
@@ -28,8 +29,15 @@ int mirror_remote(git_remote **out, git_repository *repo, const char *url);
  * for another fetch and the fetch itself at its next progress report (ERR_IO). */
 int mirror_fetch(git_remote *remote, char *const *refspecs, size_t n, const atomic_bool *stop);
 
-/* The base of a new tip given the previous one: the previous tip when the new one descends
- * from it, else their merge base (a force-push), else none (base[0] = 0). */
+/* Which of branches names[0..n) the upstream at `url` has (present[i]), from one listing of its
+ * refs: a branch that is gone is told apart from an upstream that cannot be reached (ERR_IO,
+ * "upstream path ... does not exist" or libgit2's reason). */
+int mirror_heads(const char *url, git_repository *repo, char *const *names, size_t n,
+		 bool *present);
+
+/* The base of a pull request's head given its branch's tip: the tip when the head descends from
+ * it, else their merge base, else none (base[0] = 0). (The poller's base is always the previous
+ * tip.) */
 void mirror_base(char base[41], git_repository *repo, const char *prev, const char *tip);
 
 #endif

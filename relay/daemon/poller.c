@@ -1,9 +1,13 @@
-/* The upstream poller: on every interval, fetch the watched branches into the mirror and make
- * one job for each branch whose tip moved since the cursor (the pushes of a burst between two
- * fetches coalesce into their last tip). A force-push gets the merge base with the previous tip
- * as its base. The job's tip key is the one a webhook push uses, and the store makes a job only
- * when the key is new, so the webhook and the poller never make two jobs for one tip. After a
- * failure the wait doubles, up to upstream.poll_backoff_max_s. */
+/* The upstream poller: on every interval, list the upstream's branches, fetch the watched ones
+ * it has into the mirror and make one job for each branch whose tip moved since the cursor (the
+ * pushes of a burst between two fetches coalesce into their last tip). The base is always the
+ * previous tip, also after a force-push backwards, sideways or onto an unrelated history: the
+ * tree diff then holds both what was undone and what is new, and no job has base = head. A
+ * watched branch the upstream does not have (deleted, not yet made) is logged once when it goes
+ * and once when it comes back, and never holds up the others. The job's tip key is the one a
+ * webhook push uses, and the store makes a job only when the key is new, so the webhook and the
+ * poller never make two jobs for one tip. After a failure (the upstream cannot be reached) the
+ * wait doubles, up to upstream.poll_backoff_max_s. */
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +32,13 @@ static int poll_branch(struct daemon *d, struct store *s, git_repository *repo, 
 	if (rc == 0 && !strcmp(prev, tip))
 		return 0;
 	if (rc == 0) {
-		mirror_base(base, repo, prev, tip);
+		git_oid p;
+		snprintf(base, sizeof(base), "%s", prev);
+		if (git_oid_fromstr(&p, prev) == 0 && git_graph_descendant_of(repo, &oid, &p) != 1)
+			log_info("poller: %s moved from %.12s to %.12s, not a descendant (a "
+				 "force-push): "
+				 "the job's base is the previous tip",
+				 b, prev, tip);
 	} else {
 		/* first sight of the branch: its tip against its first parent */
 		git_commit *c = NULL;
@@ -53,38 +63,79 @@ static int poll_branch(struct daemon *d, struct store *s, git_repository *repo, 
 	return 0;
 }
 
-/* The poller's mirror, opened at the first round and kept. The remote is made for each fetch:
- * libgit2 1.5 crashes when one remote fetches twice over its local transport. */
+/* The poller's mirror, opened at the first round and kept, and the watched branches the
+ * upstream did not have at the last round (logged when they went). The remote is made for each
+ * fetch: libgit2 1.5 crashes when one remote fetches twice over its local transport. */
 struct poll_git {
 	git_repository *repo;
 	git_remote *remote;
+	char **missing;
+	size_t n_missing;
 };
+
+static bool was_missing(struct poll_git *g, const char *b, bool now_missing)
+{
+	for (size_t i = 0; i < g->n_missing; i++)
+		if (strcmp(g->missing[i], b) == 0) {
+			if (!now_missing) {
+				free(g->missing[i]);
+				g->missing[i] = g->missing[--g->n_missing];
+			}
+			return true;
+		}
+	if (now_missing) {
+		char **p = realloc(g->missing, (g->n_missing + 1) * sizeof(*p));
+		char *copy = strdup(b);
+		if (p)
+			g->missing = p;
+		if (p && copy)
+			g->missing[g->n_missing++] = copy;
+		else
+			free(copy); /* out of memory: it is logged again next round */
+	}
+	return false;
+}
 
 static int poll_once(struct daemon *d, struct store *s, struct poll_git *g, const struct config *c)
 {
 	int rc = 0;
 	if (!g->repo && (rc = mirror_open(&g->repo, c->state_dir)) < 0)
 		return rc;
-	if ((rc = mirror_remote(&g->remote, g->repo, c->upstream_url)) < 0)
-		return rc;
-	char **specs = calloc(c->branches.n, sizeof(*specs));
-	if (!specs)
+	size_t n = c->branches.n;
+	char **specs = calloc(n + 1, sizeof(*specs));
+	bool *present = calloc(n + 1, sizeof(*present));
+	if (!specs || !present)
 		rc = err_set(ERR_NOMEM, "out of memory");
-	for (size_t i = 0; rc == 0 && i < c->branches.n; i++) {
-		size_t len = 2 * strlen(c->branches.v[i]) + 32;
-		if (!(specs[i] = malloc(len)))
+	if (rc == 0)
+		rc = mirror_heads(c->upstream_url, g->repo, c->branches.v, n, present);
+	size_t k = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const char *b = c->branches.v[i];
+		bool before = was_missing(g, b, !present[i]);
+		if (!present[i] && !before)
+			log_warn(
+			    "poller: the upstream has no branch %s (deleted, or not made yet); "
+			    "the other branches are polled",
+			    b);
+		else if (present[i] && before)
+			log_info("poller: branch %s is upstream again", b);
+		if (!present[i])
+			continue;
+		size_t len = 2 * strlen(b) + 32;
+		if (!(specs[k] = malloc(len)))
 			rc = err_set(ERR_NOMEM, "out of memory");
 		else
-			snprintf(specs[i], len, "+refs/heads/%s:refs/heads/%s", c->branches.v[i],
-				 c->branches.v[i]);
+			snprintf(specs[k++], len, "+refs/heads/%s:refs/heads/%s", b, b);
 	}
-	if (rc == 0)
-		rc = mirror_fetch(g->remote, specs, c->branches.n, &d->stopping);
-	for (size_t i = 0; rc == 0 && i < c->branches.n; i++)
-		rc = poll_branch(d, s, g->repo, c->branches.v[i]);
-	for (size_t i = 0; specs && i < c->branches.n; i++)
+	if (rc == 0 && k && (rc = mirror_remote(&g->remote, g->repo, c->upstream_url)) == 0)
+		rc = mirror_fetch(g->remote, specs, k, &d->stopping);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (present[i])
+			rc = poll_branch(d, s, g->repo, c->branches.v[i]);
+	for (size_t i = 0; specs && i < k; i++)
 		free(specs[i]);
 	free(specs);
+	free(present);
 	git_remote_free(g->remote);
 	g->remote = NULL;
 	return rc;
@@ -126,6 +177,9 @@ void *poller_main(void *arg)
 	}
 	git_remote_free(g.remote);
 	git_repository_free(g.repo);
+	for (size_t i = 0; i < g.n_missing; i++)
+		free(g.missing[i]);
+	free(g.missing);
 	store_close(s);
 	return NULL;
 }

@@ -1,8 +1,11 @@
 """The poller and the workers on a local upstream (a path URL): a new tip makes one job, a
 burst of pushes between two fetches makes one job for the last tip, a webhook for a tip the
-poller already saw makes no second job (and the other way round), a force-push gets the merge
-base as its base, and a worker claims each job, records its selection, runs the kernel cases
-it schedules (none here: these tests are in no spec) and reports the job. Usage: poller.py SPYRE_CI."""
+poller already saw makes no second job (and the other way round), a force-push sideways,
+backwards or onto an orphan history gets the previous tip as its base (never base = head), a
+watched branch the upstream lacks is logged once when it goes and once when it comes back and
+never holds up the other branch, a branch deleted and made again gets its previous tip as the
+base, and a worker claims each job, records its selection, runs the kernel cases it schedules
+(none here: these tests are in no spec) and reports the job. Usage: poller.py SPYRE_CI."""
 import json
 import os
 import subprocess
@@ -55,7 +58,7 @@ def main(binary):
     git(up, "init", "-q", "-b", "main")
     c1 = commit(up, "test_a.py", "def test_a():\n    pass\n")
     specs = os.path.join(ROOT, "testspecs", "specs")
-    d.write_config("upstream:\n  repo: o/r\n  url: %s\n  branches: [main]\n"
+    d.write_config("upstream:\n  repo: o/r\n  url: %s\n  branches: [main, dev]\n"
                    "  poll_interval_s: 1\nworkers:\n  count: 1\n  lease_s: 30\n"
                    "specs: [%s]\n" % (up, specs))
     d.start()
@@ -109,7 +112,47 @@ def main(binary):
         git(up, "checkout", "-q", "main")
         jobs = wait_for(d, lambda j: any(x["head"] == c6 for x in j), "force-pushed tip seen")
         job6 = [x for x in jobs if x["head"] == c6][0]
-        check("force-push base is the merge base", job6["base"] == c4, json.dumps(job6))
+        check("force-push sideways: the base is the previous tip", job6["base"] == c5,
+              json.dumps(job6))
+
+        # backwards, to a commit that never was a tip (c3), then onto an orphan history
+        git(up, "update-ref", "refs/heads/main", c3)
+        jobs = wait_for(d, lambda j: any(x["head"] == c3 for x in j), "backwards tip seen")
+        job3 = [x for x in jobs if x["head"] == c3][0]
+        check("force-push backwards: the base is the previous tip", job3["base"] == c6,
+              json.dumps(job3))
+        git(up, "checkout", "-q", "--orphan", "orphan")
+        git(up, "rm", "-rqf", ".")
+        c7 = commit(up, "test_g.py", "def test_g():\n    pass\n")
+        git(up, "update-ref", "refs/heads/main", c7)
+        git(up, "checkout", "-q", "main")
+        jobs = wait_for(d, lambda j: any(x["head"] == c7 for x in j), "orphan tip seen")
+        job7 = [x for x in jobs if x["head"] == c7][0]
+        check("orphan history: the base is the previous tip", job7["base"] == c3,
+              json.dumps(job7))
+
+        # dev: missing from the start, made, deleted, made again elsewhere
+        git(up, "branch", "dev", c2)
+        jobs = wait_for(d, lambda j: any(x["head"] == c2 for x in j), "dev's first tip seen")
+        git(up, "branch", "-D", "dev")
+        time.sleep(2.5)
+        git(up, "checkout", "-q", "--detach", c4)
+        c8 = commit(up, "test_h.py", "def test_h():\n    pass\n")
+        git(up, "branch", "dev", c8)
+        git(up, "checkout", "-q", "main")
+        jobs = wait_for(d, lambda j: any(x["head"] == c8 for x in j), "dev made again seen")
+        job8 = [x for x in jobs if x["head"] == c8][0]
+        check("dev made again: the base is its previous tip", job8["base"] == c2,
+              json.dumps(job8))
+        check("no job has base = head", all(x["base"] != x["head"] for x in jobs),
+              json.dumps(jobs))
+        log = open(d.log).read()
+        gone = log.count("the upstream has no branch dev")
+        back = log.count("branch dev is upstream again")
+        check("dev missing: logged once each time it went (twice)", gone == 2, str(gone))
+        check("dev back: logged once each time it came back (twice)", back == 2, str(back))
+        check("no poll failure for a missing branch", "poller: upstream has no branch" not in log
+              and "failure 1" not in log, log[-2000:])
         jobs = wait_for(d, lambda j: all(x["state"] == "reported" for x in j),
                         "every job run")
         check("every job run and reported", all(x["state"] == "reported" for x in jobs),
@@ -117,7 +160,22 @@ def main(binary):
         st, m = d.get("/metrics")
         check("metrics: selections and poll jobs counted",
               "spyre_ci_selections_total %d" % len(jobs) in m and
-              "spyre_ci_poll_jobs_total 3" in m, m[-1500:])
+              "spyre_ci_poll_jobs_total 7" in m, m[-1500:])
+    finally:
+        d.stop()
+    # an upstream path that is not there is named as such (and retried, not fatal)
+    gone = os.path.join(d.dir, "no-such-upstream")
+    d.write_config("upstream:\n  repo: o/r\n  url: %s\n  branches: [main]\n"
+                   "  poll_interval_s: 1\nworkers:\n  count: 1\n  lease_s: 30\n"
+                   "specs: [%s]\n" % (gone, specs))
+    d.start()
+    try:
+        end = time.time() + 20
+        while time.time() < end and "does not exist" not in open(d.log).read():
+            time.sleep(0.2)
+        check("a missing upstream path is logged as such",
+              "upstream path %s does not exist" % gone in open(d.log).read(),
+              open(d.log).read()[-1500:])
     finally:
         d.stop()
     print("%d failure(s)" % len(failures))
