@@ -174,7 +174,7 @@ static const char *widens(struct ictx *x, const struct file_change *fc, char *bu
 			snprintf(why, sizeof why, "binary content");
 		if (fc->binary || unscannable(x->head, np, why, sizeof why)) {
 			snprintf(buf, n, "%s cannot be scanned (%s)%s", path, why,
-				 kn == CATALOG_TEST ? ": its tests are unknown" : "");
+				 kn == CATALOG_TEST ? ": its tests as the base had them" : "");
 			return buf;
 		}
 	}
@@ -221,18 +221,49 @@ static int fallback_reason(struct ictx *x, char *buf, size_t n)
 	return 0;
 }
 
+/* Whether test file `path` of the head catalog cannot be scanned (its tests are unknown). */
+static bool test_file_lost(const struct catalog *head, const char *path)
+{
+	char why[200];
+	const struct catalog_file *cf = selector_catalog_file(head, path);
+	return cf && cf->kind == CATALOG_TEST && unscannable(head, path, why, sizeof why);
+}
+
 static int fallback_all(struct ictx *x, const char *reason)
 {
 	struct impact_result *r = x->res;
 	if (!(r->fallback_reason = strdup(reason)))
 		return err_set(ERR_NOMEM, "fallback reason");
 	r->fallback = true;
-	r->candidates = calloc(x->head->n_tests + 1, sizeof(*r->candidates));
-	if (!r->candidates)
+	/* A test file the head cannot scan keeps its tests: the base's, by id (they are selected
+	 * with the fallback's reason, which names the file). */
+	bool lost = false;
+	for (size_t i = 0; i < x->cs->n_files && !lost; i++)
+		lost = test_file_lost(x->head, x->cs->files[i].new_path.bytes);
+	size_t extra = 0;
+	for (size_t i = 0; lost && i < x->base->n_tests; i++) {
+		const struct catalog_test *t = &x->base->tests[i];
+		extra += !selector_catalog_test(x->head, t->id) &&
+			 test_file_lost(x->head, x->base->files[t->file].path);
+	}
+	r->candidates = calloc(x->head->n_tests + extra + 1, sizeof(*r->candidates));
+	r->owned_ids = calloc(extra + 1, sizeof(*r->owned_ids));
+	if (!r->candidates || !r->owned_ids)
 		return err_set(ERR_NOMEM, "fallback candidates");
 	for (size_t i = 0; i < x->head->n_tests; i++)
 		r->candidates[i].id = x->head->tests[i].id;
 	r->n_candidates = x->head->n_tests;
+	for (size_t i = 0; extra && i < x->base->n_tests; i++) {
+		const struct catalog_test *t = &x->base->tests[i];
+		if (selector_catalog_test(x->head, t->id) ||
+		    !test_file_lost(x->head, x->base->files[t->file].path))
+			continue;
+		char *id = strdup(t->id);
+		if (!id)
+			return err_set(ERR_NOMEM, "fallback candidates");
+		r->owned_ids[r->n_owned++] = id;
+		r->candidates[r->n_candidates++].id = id;
+	}
 	return 0;
 }
 
@@ -833,5 +864,8 @@ void selector_impact_result_destroy(struct impact_result *res)
 	}
 	free(res->candidates);
 	free(res->fallback_reason);
+	for (size_t i = 0; i < res->n_owned; i++)
+		free(res->owned_ids[i]);
+	free(res->owned_ids);
 	free(res);
 }

@@ -248,6 +248,10 @@ def run(exe, tmp):
                                               fb["reason"] or ""))
             if fb["active"]:
                 check(label + ": the fallback says why", bool(fb["reason"]))
+                kept = {t for t in all_base if t.startswith(test_file + "::")}
+                if "test file" in name:  # its tests are still selected, from the base
+                    check(label + ": the unscannable file's tests are selected",
+                          kept <= selected, sorted(kept - selected)[:3])
             else:
                 missed = failing - selected
                 check(label + ": every failing test is selected", not missed,

@@ -59,8 +59,12 @@ struct impact_config {
 struct impact_result {
 	bool fallback;
 	char *fallback_reason;               /* "build file changed: setup.py" */
-	struct impact_candidate *candidates; /* sorted by id; every head test when fallback */
+	struct impact_candidate *candidates; /* sorted by id; every head test when fallback, and
+						the base's tests of a test file the head has but
+						cannot scan (ids owned by the result) */
 	size_t n_candidates;
+	char **owned_ids; /* the ids the result owns */
+	size_t n_owned;
 };
 
 /* Runs stage 2. `base` may be an empty catalog (selector_catalog_build with rev NULL); `config`
