@@ -24,9 +24,8 @@ bool catalog__file_kind(const char *path, enum catalog_file_kind *kind)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	if (strncmp(path, "test/", 5) == 0 && strncmp(base, "test_", 5) == 0 &&
-	    has_suffix(base, ".py")) {
-		*kind = CATALOG_TEST;
+	if (strncmp(path, "test/", 5) == 0 && has_suffix(base, ".py")) {
+		*kind = strncmp(base, "test_", 5) == 0 ? CATALOG_TEST : CATALOG_TEST_HELPER;
 		return true;
 	}
 	if (strncmp(path, "torch/", 6) == 0 && has_suffix(path, ".py")) {

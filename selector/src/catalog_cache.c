@@ -257,6 +257,7 @@ static int blob_parse(struct cache_entry *e, enum catalog_file_kind kind, const 
 {
 	switch (kind) {
 	case CATALOG_TEST:
+	case CATALOG_TEST_HELPER:
 	case CATALOG_SOURCE:
 		if (len > PYTHON_FILE_MAX) { /* left unscanned: too big to reason about */
 			log_warn("scan: %s is %zu bytes, over the bound of %zu: not scanned", path,

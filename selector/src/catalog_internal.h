@@ -32,7 +32,8 @@ int strmap_put(struct strmap *m, const char *key, intptr_t value);
 int strmap_get(const struct strmap *m, const char *key, intptr_t *value);
 void strmap_free(struct strmap *m);
 
-/* Whether a path is a file the catalog reads, and as what: test_*.py under test/, .py under torch/,
+/* Whether a path is a file the catalog reads, and as what: test_*.py under test/ (other .py there
+ * as test helpers), .py under torch/,
  * native_functions.yaml, aten/src/ATen/native/ C++ sources (catalog.c). */
 bool catalog__file_kind(const char *path, enum catalog_file_kind *kind);
 

@@ -118,7 +118,7 @@ static const char *mode_name(uint32_t mode)
 static const char *unscannable(const struct catalog *cat, const char *path, char *buf, size_t n)
 {
 	const struct catalog_file *cf = selector_catalog_file(cat, path);
-	if (!cf || (cf->kind != CATALOG_TEST && cf->kind != CATALOG_SOURCE) || !cf->blob)
+	if (!cf || cf->kind == CATALOG_YAML || cf->kind == CATALOG_CPP || !cf->blob)
 		return NULL;
 	const struct scan_file *sf = cf->blob->scan;
 	if (!sf) {
@@ -169,7 +169,7 @@ static const char *widens(struct ictx *x, const struct file_change *fc, char *bu
 		return buf;
 	}
 	char why[200];
-	if (!gone && (kn == CATALOG_TEST || kn == CATALOG_SOURCE)) {
+	if (!gone && kn != CATALOG_YAML && kn != CATALOG_CPP) {
 		if (fc->binary && !unscannable(x->head, np, why, sizeof why))
 			snprintf(why, sizeof why, "binary content");
 		if (fc->binary || unscannable(x->head, np, why, sizeof why)) {
@@ -178,6 +178,20 @@ static const char *widens(struct ictx *x, const struct file_change *fc, char *bu
 			return buf;
 		}
 	}
+	/* what imports a test helper is read from the test side's scans: one that cannot be
+	 * scanned hides its imports */
+	if (kn == CATALOG_TEST_HELPER || ko == CATALOG_TEST_HELPER)
+		for (size_t f = 0; f < x->head->n_files; f++) {
+			const struct catalog_file *cf = &x->head->files[f];
+			if ((cf->kind == CATALOG_TEST || cf->kind == CATALOG_TEST_HELPER) &&
+			    unscannable(x->head, cf->path, why, sizeof why)) {
+				snprintf(buf, n,
+					 "%s changed, and %s cannot be scanned (%s): what it "
+					 "imports is unknown",
+					 path, cf->path, why);
+				return buf;
+			}
+		}
 	return NULL;
 }
 
@@ -701,7 +715,30 @@ static bool test_code_differs(const struct scan_file *h, const struct scan_file 
 /* Whether sf imports the module of test file `path` under any name Python may know it by: its
  * dotted path from the root, or from any directory below it (PyTorch's inductor tests put
  * test/ on sys.path: `from inductor.test_torchinductor import ...`). */
-static bool imports_test_file(const struct scan_file *sf, const char *path)
+/* The absolute dotted module of a relative import `level` dots up from test file `importer`
+ * (".x" in test/a/t.py is test.a.x), into buf; false when it climbs out of the tree. */
+static bool relative_module(const char *importer, int level, const char *mod, char *buf,
+			    size_t size)
+{
+	char dir[PATH_TEXT_MAX];
+	snprintf(dir, sizeof dir, "%s", importer);
+	for (int up = 0; up < level; up++) {
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			return false;
+		*slash = '\0';
+	}
+	while (*mod == '.')
+		mod++;
+	int w = snprintf(buf, size, "%s%s%s", dir, *mod ? "." : "", mod);
+	if (w < 0 || (size_t)w >= size)
+		return false;
+	for (char *c = buf; *c; c++)
+		*c = *c == '/' ? '.' : *c;
+	return true;
+}
+
+static bool imports_test_file(const struct scan_file *sf, const char *importer, const char *path)
 {
 	char dotted[PATH_TEXT_MAX];
 	size_t n = strlen(path);
@@ -709,10 +746,26 @@ static bool imports_test_file(const struct scan_file *sf, const char *path)
 		return false;
 	memcpy(dotted, path, n - 3);
 	dotted[n - 3] = '\0';
+	size_t dl = strlen(dotted);
+	if (dl > 9 && strcmp(dotted + dl - 9, "/__init__") == 0) /* a package: its own name */
+		dotted[dl - 9] = '\0';
 	for (char *c = dotted; *c; c++)
 		*c = *c == '/' ? '.' : *c;
 	for (size_t i = 0; i < sf->n_imports; i++) {
 		const struct scan_import *im = &sf->imports[i];
+		char rel[PATH_TEXT_MAX + 64];
+		if (im->level > 0 || (im->module && im->module[0] == '.')) {
+			/* from . import x / from .x import y: against the importer's package */
+			if (!relative_module(importer, im->level > 0 ? im->level : 1,
+					     im->module ? im->module : "", rel, sizeof rel))
+				continue;
+			size_t rl = strlen(rel);
+			const char *nm = im->name ? im->name : "";
+			if ((strncmp(dotted, rel, rl) == 0 &&
+			     (!dotted[rl] || (dotted[rl] == '.' && !strcmp(dotted + rl + 1, nm)))))
+				return true;
+			continue;
+		}
 		for (const char *m = dotted; m; m = strchr(m, '.') ? strchr(m, '.') + 1 : NULL) {
 			size_t ml = strlen(m);
 			const char *t = im->target ? im->target : "";
@@ -746,8 +799,10 @@ static int test_importers(struct ictx *x, const char *path)
 	for (size_t q = 0;; q++) {
 		for (size_t f = 0; !rc && f < nf; f++) {
 			const struct catalog_file *cf = &x->head->files[f];
-			if (seen[f] || cf->kind != CATALOG_TEST || !cf->blob || !cf->blob->scan ||
-			    !imports_test_file(cf->blob->scan, cur))
+			if (seen[f] ||
+			    (cf->kind != CATALOG_TEST && cf->kind != CATALOG_TEST_HELPER) ||
+			    !cf->blob || !cf->blob->scan ||
+			    !imports_test_file(cf->blob->scan, cf->path, cur))
 				continue;
 			seen[f] = 1;
 			queue[qn++] = f;
@@ -786,6 +841,13 @@ static int file_signals(struct ictx *x, const struct file_change *fc)
 					     bf && bf->blob ? bf->blob->scan : NULL))
 			rc = test_importers(x, f->path);
 		if (!rc && bf && hf && strcmp(bf->path, hf->path) != 0) /* renamed: the old name */
+			rc = test_importers(x, bf->path);
+		return rc;
+	case CATALOG_TEST_HELPER: /* no tests of its own: the test files that import it */
+		if (test_code_differs(hf && hf->blob ? hf->blob->scan : NULL,
+				      bf && bf->blob ? bf->blob->scan : NULL))
+			rc = test_importers(x, f->path);
+		if (!rc && bf && hf && strcmp(bf->path, hf->path) != 0)
 			rc = test_importers(x, bf->path);
 		return rc;
 	case CATALOG_SOURCE:

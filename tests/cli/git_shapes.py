@@ -4,7 +4,8 @@ the selector: the generated upstream's own tests run under python3's unittest at
 For every shape (a NUL byte, a byte that is not UTF-8 or a size over the scanner's bound in a
 torch/ module and in a test file, a torch/ module turned into a symlink, a submodule added,
 moved and removed, .gitmodules, a c10/ header, a torch/csrc source, pyproject.toml, a binary
-under torch/, a helper module under test/, a function one test file imports from another, and
+under torch/, a helper module under test/ (imported absolutely and relatively), a function one
+test file imports from another, and
 paths that are not UTF-8 with --json) a commit is made on the base and `select --json` is run:
 every test that fails at the commit (and passed at the base) must be selected, or the fallback
 must say why; the answer is never "0 tests, no reason" for a shape that can break tests. Shapes
@@ -78,6 +79,17 @@ from test.test_shape_helper import util
 class TestShapeCross(unittest.TestCase):
     def test_util(self):
         self.assertEqual(util(), 1)
+"""
+
+
+REL_TEST = """import unittest
+
+from .rel_helpers import val
+
+
+class TestRel(unittest.TestCase):
+    def test_val(self):
+        self.assertEqual(val(), 5)
 """
 
 
@@ -173,11 +185,15 @@ def run(exe, tmp):
     write(up, "test/shape_helpers.py", HELPER)
     write(up, "test/test_shape_helper.py", HELPER_TEST)
     write(up, "test/test_shape_cross.py", CROSS_TEST)
+    write(up, "test/shapes_pkg/__init__.py", "")
+    write(up, "test/shapes_pkg/rel_helpers.py", "def val():\n    return 5\n")
+    write(up, "test/shapes_pkg/test_rel.py", REL_TEST)
     base = commit(up, "shapes: a test helper module and a test file importing another")
     all_base, failed_base = run_tests(up)
     check("base: the upstream's tests pass", not failed_base, sorted(failed_base)[:5])
     check("base: the shape tests run", "test/test_shape_cross.py::TestShapeCross::test_util"
-          in all_base, len(all_base))
+          in all_base and "test/shapes_pkg/test_rel.py::TestRel::test_val" in all_base,
+          len(all_base))
     mod = torch_module(up)
     test_file = "test/test_shape_helper.py"
     big = b"# " + b"x" * 1000 + b"\n"
@@ -218,6 +234,9 @@ def run(exe, tmp):
                                                     b"\x7fELF\0\0\x01")], True),
         ("test helper module edited", [lambda r: write(r, "test/shape_helpers.py",
                                                        HELPER.replace("3", "4"))], True),
+        ("helper imported relatively (from .x import)",
+         [lambda r: write(r, "test/shapes_pkg/rel_helpers.py", "def val():\n    return 6\n")],
+         True),
         ("function a test file imports from another",
          [lambda r: write(r, test_file, HELPER_TEST.replace("return 1", "return 2"))], True),
         ("non-UTF-8 path under torch/", [lambda r: write(r, "torch/data_\udcff.bin".encode(

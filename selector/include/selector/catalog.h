@@ -26,10 +26,11 @@
 #include "selector/scan.h"
 
 enum catalog_file_kind {
-	CATALOG_TEST,   /* test/ ** /test_*.py */
-	CATALOG_SOURCE, /* torch/ ** .py (the op database files too) */
-	CATALOG_YAML,   /* aten/src/ATen/native/native_functions.yaml */
-	CATALOG_CPP,    /* aten/src/ATen/native/ ** .cpp / .cu */
+	CATALOG_TEST,        /* test/ ** /test_*.py */
+	CATALOG_SOURCE,      /* torch/ ** .py (the op database files too) */
+	CATALOG_YAML,        /* aten/src/ATen/native/native_functions.yaml */
+	CATALOG_CPP,         /* aten/src/ATen/native/ ** .cpp / .cu */
+	CATALOG_TEST_HELPER, /* test/ ** .py but test_*.py: no tests, only what it imports */
 };
 
 /* One native_functions.yaml entry. */
