@@ -1305,6 +1305,19 @@ static struct cond_memo *cond_memo_of(struct ol *o, const char *var, const char 
 	return NULL;
 }
 
+/* Grows a condition's values to `n` entries (modules loaded since it was made); false: no
+ * memory. */
+static bool cond_memo_fit(struct cond_memo *cm, size_t n)
+{
+	unsigned char *p = realloc(cm->v, n);
+	if (!p)
+		return false;
+	memset(p + cm->n, 0, n - cm->n);
+	cm->v = p;
+	cm->n = n;
+	return true;
+}
+
 /* SRC filtered by COND over `var`. */
 static int eval_filtered(struct ol *o, struct ol_module *m, const char *var, size_t vn,
 			 const char *src, size_t sn, const char *cond, size_t cn, struct olv *out,
@@ -1321,16 +1334,8 @@ static int eval_filtered(struct ol *o, struct ol_module *m, const char *var, siz
 	struct cond_memo *cm = ok > 0 && cond ? cond_memo_of(o, v, cond, cn) : NULL;
 	for (size_t i = 0; ok > 0 && i < in.n; i++) {
 		uint32_t g = in.v[i];
-		if (cm && g >= cm->n) { /* entries of modules loaded since */
-			unsigned char *p = realloc(cm->v, o->n_e);
-			if (p) {
-				memset(p + cm->n, 0, o->n_e - cm->n);
-				cm->v = p;
-				cm->n = o->n_e;
-			} else {
-				cm = NULL;
-			}
-		}
+		if (cm && g >= cm->n && !cond_memo_fit(cm, o->n_e))
+			cm = NULL; /* no memory: worked out without keeping */
 		enum tri t = T_TRUE;
 		if (cm && cm->v[g]) {
 			t = (enum tri)(cm->v[g] - 1);

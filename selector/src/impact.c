@@ -113,11 +113,10 @@ static const char *mode_name(uint32_t mode)
 	}
 }
 
-/* Why a Python file of the head catalog cannot be read (NULL when it can): a NUL byte, not
- * UTF-8, over the size bound. */
-static const char *unscannable(const struct catalog *cat, const char *path, char *buf, size_t n)
+/* Why Python file cf (of a catalog; NULL: none) cannot be read, NULL when it can: a NUL byte,
+ * not UTF-8, over the size bound. */
+static const char *unscannable(const struct catalog_file *cf, char *buf, size_t n)
 {
-	const struct catalog_file *cf = selector_catalog_file(cat, path);
 	if (!cf || cf->kind == CATALOG_YAML || cf->kind == CATALOG_CPP || !cf->blob)
 		return NULL;
 	const struct scan_file *sf = cf->blob->scan;
@@ -170,10 +169,10 @@ static const char *widens(struct ictx *x, const struct file_change *fc, char *bu
 	}
 	char why[200];
 	if (!gone && kn != CATALOG_YAML && kn != CATALOG_CPP) {
-		if (fc->binary && !unscannable(x->head, np, why, sizeof why))
-			snprintf(why, sizeof why, "binary content");
-		if (fc->binary || unscannable(x->head, np, why, sizeof why)) {
-			snprintf(buf, n, "%s cannot be scanned (%s)%s", path, why,
+		const char *w = unscannable(selector_catalog_file(x->head, np), why, sizeof why);
+		if (w || fc->binary) {
+			snprintf(buf, n, "%s cannot be scanned (%s)%s", path,
+				 w ? w : "binary content",
 				 kn == CATALOG_TEST ? ": its tests as the base had them" : "");
 			return buf;
 		}
@@ -184,7 +183,7 @@ static const char *widens(struct ictx *x, const struct file_change *fc, char *bu
 		for (size_t f = 0; f < x->head->n_files; f++) {
 			const struct catalog_file *cf = &x->head->files[f];
 			if ((cf->kind == CATALOG_TEST || cf->kind == CATALOG_TEST_HELPER) &&
-			    unscannable(x->head, cf->path, why, sizeof why)) {
+			    unscannable(cf, why, sizeof why)) {
 				snprintf(buf, n,
 					 "%s changed, and %s cannot be scanned (%s): what it "
 					 "imports is unknown",
@@ -240,7 +239,7 @@ static bool test_file_lost(const struct catalog *head, const char *path)
 {
 	char why[200];
 	const struct catalog_file *cf = selector_catalog_file(head, path);
-	return cf && cf->kind == CATALOG_TEST && unscannable(head, path, why, sizeof why);
+	return cf && cf->kind == CATALOG_TEST && unscannable(cf, why, sizeof why);
 }
 
 static int fallback_all(struct ictx *x, const char *reason)
@@ -250,35 +249,47 @@ static int fallback_all(struct ictx *x, const char *reason)
 		return err_set(ERR_NOMEM, "fallback reason");
 	r->fallback = true;
 	/* A test file the head cannot scan keeps its tests: the base's, by id (they are selected
-	 * with the fallback's reason, which names the file). */
-	bool lost = false;
-	for (size_t i = 0; i < x->cs->n_files && !lost; i++)
-		lost = test_file_lost(x->head, x->cs->files[i].new_path.bytes);
-	size_t extra = 0;
-	for (size_t i = 0; lost && i < x->base->n_tests; i++) {
-		const struct catalog_test *t = &x->base->tests[i];
-		extra += !selector_catalog_test(x->head, t->id) &&
-			 test_file_lost(x->head, x->base->files[t->file].path);
+	 * with the fallback's reason, which names the file). The changed files say which. */
+	uint8_t *lost = calloc(x->base->n_files + 1, 1);
+	if (!lost)
+		return err_set(ERR_NOMEM, "fallback candidates");
+	bool any = false;
+	for (size_t i = 0; i < x->cs->n_files; i++) {
+		const char *p = x->cs->files[i].new_path.bytes;
+		const struct catalog_file *bf = selector_catalog_file(x->base, p);
+		if (bf && test_file_lost(x->head, p)) {
+			lost[bf - x->base->files] = 1;
+			any = true;
+		}
 	}
+	size_t extra = 0;
+	for (size_t i = 0; any && i < x->base->n_tests; i++)
+		extra += lost[x->base->tests[i].file] &&
+			 !selector_catalog_test(x->head, x->base->tests[i].id);
 	r->candidates = calloc(x->head->n_tests + extra + 1, sizeof(*r->candidates));
 	r->owned_ids = calloc(extra + 1, sizeof(*r->owned_ids));
-	if (!r->candidates || !r->owned_ids)
+	if (!r->candidates || !r->owned_ids) {
+		free(lost);
 		return err_set(ERR_NOMEM, "fallback candidates");
+	}
 	for (size_t i = 0; i < x->head->n_tests; i++)
 		r->candidates[i].id = x->head->tests[i].id;
 	r->n_candidates = x->head->n_tests;
-	for (size_t i = 0; extra && i < x->base->n_tests; i++) {
+	int rc = 0;
+	for (size_t i = 0; !rc && extra && i < x->base->n_tests; i++) {
 		const struct catalog_test *t = &x->base->tests[i];
-		if (selector_catalog_test(x->head, t->id) ||
-		    !test_file_lost(x->head, x->base->files[t->file].path))
+		if (!lost[t->file] || selector_catalog_test(x->head, t->id))
 			continue;
 		char *id = strdup(t->id);
-		if (!id)
-			return err_set(ERR_NOMEM, "fallback candidates");
+		if (!id) {
+			rc = err_set(ERR_NOMEM, "fallback candidates");
+			break;
+		}
 		r->owned_ids[r->n_owned++] = id;
 		r->candidates[r->n_candidates++].id = id;
 	}
-	return 0;
+	free(lost);
+	return rc;
 }
 
 /* ---- test files ---- */

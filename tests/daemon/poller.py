@@ -51,6 +51,13 @@ def wait_for(d, pred, what, timeout=60):
     return d.jobs()
 
 
+def base_of(d, head, what):
+    """The base of the job of tip `head`, once the poller has made it."""
+    jobs = wait_for(d, lambda j: any(x["head"] == head for x in j), what + ": tip seen")
+    hit = [x for x in jobs if x["head"] == head]
+    return hit[0]["base"] if hit else None
+
+
 def main(binary):
     d = Daemon(binary, "")
     up = os.path.join(d.dir, "upstream")
@@ -110,26 +117,20 @@ def main(binary):
         c6 = commit(up, "test_f.py", "def test_f():\n    pass\n")
         git(up, "update-ref", "refs/heads/main", c6)
         git(up, "checkout", "-q", "main")
-        jobs = wait_for(d, lambda j: any(x["head"] == c6 for x in j), "force-pushed tip seen")
-        job6 = [x for x in jobs if x["head"] == c6][0]
-        check("force-push sideways: the base is the previous tip", job6["base"] == c5,
-              json.dumps(job6))
+        b = base_of(d, c6, "force-push sideways")
+        check("force-push sideways: the base is the previous tip", b == c5, str(b))
 
         # backwards, to a commit that never was a tip (c3), then onto an orphan history
         git(up, "update-ref", "refs/heads/main", c3)
-        jobs = wait_for(d, lambda j: any(x["head"] == c3 for x in j), "backwards tip seen")
-        job3 = [x for x in jobs if x["head"] == c3][0]
-        check("force-push backwards: the base is the previous tip", job3["base"] == c6,
-              json.dumps(job3))
+        b = base_of(d, c3, "force-push backwards")
+        check("force-push backwards: the base is the previous tip", b == c6, str(b))
         git(up, "checkout", "-q", "--orphan", "orphan")
         git(up, "rm", "-rqf", ".")
         c7 = commit(up, "test_g.py", "def test_g():\n    pass\n")
         git(up, "update-ref", "refs/heads/main", c7)
         git(up, "checkout", "-q", "main")
-        jobs = wait_for(d, lambda j: any(x["head"] == c7 for x in j), "orphan tip seen")
-        job7 = [x for x in jobs if x["head"] == c7][0]
-        check("orphan history: the base is the previous tip", job7["base"] == c3,
-              json.dumps(job7))
+        b = base_of(d, c7, "orphan history")
+        check("orphan history: the base is the previous tip", b == c3, str(b))
 
         # dev: missing from the start, made, deleted, made again elsewhere
         git(up, "branch", "dev", c2)
@@ -140,10 +141,9 @@ def main(binary):
         c8 = commit(up, "test_h.py", "def test_h():\n    pass\n")
         git(up, "branch", "dev", c8)
         git(up, "checkout", "-q", "main")
-        jobs = wait_for(d, lambda j: any(x["head"] == c8 for x in j), "dev made again seen")
-        job8 = [x for x in jobs if x["head"] == c8][0]
-        check("dev made again: the base is its previous tip", job8["base"] == c2,
-              json.dumps(job8))
+        b = base_of(d, c8, "dev made again")
+        check("dev made again: the base is its previous tip", b == c2, str(b))
+        jobs = d.jobs()
         check("no job has base = head", all(x["base"] != x["head"] for x in jobs),
               json.dumps(jobs))
         log = open(d.log).read()
